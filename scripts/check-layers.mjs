@@ -1,0 +1,209 @@
+#!/usr/bin/env node
+// Enforces the one-way layering of ARCHITECTURE.md:
+//  1. every workspace package.json declares only workspace dependencies from its allowed set;
+//  2. dependency-cruiser proves the imports agree: no import outside the allowed set, no import of
+//     another package by path (its src/ or dist/), nothing unresolvable, no cycles.
+// Usage: node scripts/check-layers.mjs [--root <dir>]
+import { readdirSync, readFileSync, existsSync, mkdtempSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { cruise } from "dependency-cruiser";
+import { layers, leaves } from "./layers.mjs";
+
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const dirOf = (name) => layers[name]?.dir ?? name.replace(/^@cursor\//, "");
+
+export function readWorkspacePackages(root) {
+  const packagesDir = join(root, "packages");
+  return readdirSync(packagesDir, { withFileTypes: true })
+    .filter(
+      (entry) => entry.isDirectory() && existsSync(join(packagesDir, entry.name, "package.json")),
+    )
+    .map((entry) => ({
+      dir: entry.name,
+      manifest: JSON.parse(readFileSync(join(packagesDir, entry.name, "package.json"), "utf8")),
+    }))
+    .sort((a, b) => a.dir.localeCompare(b.dir));
+}
+
+/** Rule 1: declared dependencies. Returns a list of violation strings. */
+export function checkManifests(packages) {
+  const violations = [];
+  const names = new Set(packages.map((p) => p.manifest.name));
+  for (const { dir, manifest } of packages) {
+    const name = manifest.name;
+    const layer = layers[name];
+    const isLeaf = leaves.includes(name);
+    if (!layer && !isLeaf) {
+      violations.push(
+        `unknown-package: ${name} (packages/${dir}) is not in scripts/layers.mjs; give it a layer before adding it`,
+      );
+      continue;
+    }
+    if (layer && layer.dir !== dir) {
+      violations.push(
+        `package-folder: ${name} must live in packages/${layer.dir}, found packages/${dir}`,
+      );
+    }
+    const runtimeAllowed = new Set(isLeaf ? Object.keys(layers) : layer.runtime);
+    const devAllowed = new Set([...runtimeAllowed, ...(isLeaf ? [] : layer.dev)]);
+    const sections = [
+      ["dependencies", runtimeAllowed],
+      ["peerDependencies", runtimeAllowed],
+      ["optionalDependencies", runtimeAllowed],
+      ["devDependencies", devAllowed],
+    ];
+    for (const [section, allowed] of sections) {
+      for (const dependency of Object.keys(manifest[section] ?? {}).sort()) {
+        const internal = names.has(dependency) || dependency.startsWith("@cursor/");
+        if (!internal) continue;
+        if (leaves.includes(dependency)) {
+          violations.push(
+            `layer-manifest: ${name} ${section} declares ${dependency}, a leaf nothing may depend on`,
+          );
+        } else if (!allowed.has(dependency)) {
+          violations.push(
+            `layer-manifest: ${name} ${section} declares ${dependency}; allowed: ${[...allowed].join(", ") || "no workspace package"}`,
+          );
+        }
+      }
+    }
+  }
+  return violations;
+}
+
+function layerRules(packages) {
+  const rules = [];
+  const allDirs = packages.map((p) => p.dir);
+  for (const { dir, manifest } of packages) {
+    const layer = layers[manifest.name];
+    if (!layer) continue;
+    const runtimeDirs = [dir, ...layer.runtime.map(dirOf)];
+    const testDirs = [...runtimeDirs, ...layer.dev.map(dirOf)];
+    const forbidden = (allowedDirs) => allDirs.filter((d) => !allowedDirs.includes(d));
+    const runtimeForbidden = forbidden(runtimeDirs);
+    const testForbidden = forbidden(testDirs);
+    const testFile = "(\\.test\\.ts$|/__fixtures__/|/test/)";
+    if (runtimeForbidden.length > 0) {
+      rules.push({
+        name: `layer:${manifest.name}`,
+        comment: `${manifest.name} may import only ${layer.runtime.join(", ") || "no workspace package"}`,
+        severity: "error",
+        from: { path: `^packages/${escape(dir)}/src/`, pathNot: testFile },
+        to: { path: `^packages/(${runtimeForbidden.map(escape).join("|")})/` },
+      });
+    }
+    if (testForbidden.length > 0) {
+      rules.push({
+        name: `layer-test:${manifest.name}`,
+        comment: `tests of ${manifest.name} may import only ${[...layer.runtime, ...layer.dev].join(", ") || "no workspace package"}`,
+        severity: "error",
+        from: { path: `^packages/${escape(dir)}/src/.*${testFile}` },
+        to: { path: `^packages/(${testForbidden.map(escape).join("|")})/` },
+      });
+    }
+  }
+  return rules;
+}
+
+const sharedRules = [
+  {
+    name: "no-path-import-across-packages",
+    comment:
+      "import another workspace package by its name (its exports map), never its src/ or dist/ by path",
+    severity: "error",
+    from: { path: "^packages/([^/]+)/" },
+    to: {
+      path: "^packages/",
+      pathNot: "^packages/$1/",
+      dependencyTypesNot: ["aliased-tsconfig-paths"],
+    },
+  },
+  {
+    name: "no-deep-import",
+    comment:
+      "only a package's public entry point (src/index.ts) may be imported from another package",
+    severity: "error",
+    from: { path: "^packages/([^/]+)/" },
+    to: { path: "^packages/", pathNot: ["^packages/$1/", "^packages/[^/]+/src/index\\.ts$"] },
+  },
+  {
+    name: "no-circular",
+    comment: "import cycles make layering meaningless",
+    severity: "error",
+    from: {},
+    to: { circular: true },
+  },
+  {
+    name: "not-to-unresolvable",
+    comment: "every import must resolve (deep imports past an exports map do not)",
+    severity: "error",
+    from: {},
+    to: { couldNotResolve: true },
+  },
+];
+
+/** Rule 2: real imports, through dependency-cruiser. */
+export async function checkImports(root, packages) {
+  const paths = Object.fromEntries(
+    packages.map(({ dir, manifest }) => [manifest.name, [`packages/${dir}/src/index.ts`]]),
+  );
+  // Workspace packages resolve to their src/index.ts (no build needed); the resolver plugin reads
+  // the aliases from a tsconfig file, so write one outside the tree.
+  const tsConfigDir = mkdtempSync(join(tmpdir(), "check-layers-"));
+  const tsConfigFile = join(tsConfigDir, "tsconfig.json");
+  const compilerOptions = { baseUrl: root, paths };
+  writeFileSync(tsConfigFile, JSON.stringify({ compilerOptions }));
+  const previousCwd = process.cwd();
+  process.chdir(root);
+  try {
+    const result = await cruise(
+      packages.map((p) => `packages/${p.dir}/src`),
+      {
+        baseDir: root,
+        validate: true,
+        ruleSet: { forbidden: [...layerRules(packages), ...sharedRules] },
+        doNotFollow: { path: "node_modules" },
+        tsPreCompilationDeps: true,
+        tsConfig: { fileName: tsConfigFile },
+        enhancedResolveOptions: {
+          exportsFields: ["exports"],
+          conditionNames: ["types", "import", "node", "default"],
+          extensions: [".ts", ".mts", ".js", ".mjs", ".json"],
+        },
+      },
+      {},
+      { tsConfig: { options: { baseUrl: root, paths } } },
+    );
+    const output = result.output;
+    return output.summary.violations.map(
+      (v) =>
+        `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (cycle: ${v.cycle.map((c) => c.name ?? c).join(" → ")})` : ""}`,
+    );
+  } finally {
+    process.chdir(previousCwd);
+    rmSync(tsConfigDir, { recursive: true, force: true });
+  }
+}
+
+export async function checkLayers(root) {
+  const packages = readWorkspacePackages(root);
+  const manifestViolations = checkManifests(packages);
+  const importViolations = await checkImports(root, packages);
+  return [...manifestViolations, ...importViolations];
+}
+
+const isMain = process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const rootFlag = process.argv.indexOf("--root");
+  const root = resolve(rootFlag === -1 ? process.cwd() : process.argv[rootFlag + 1]);
+  const violations = await checkLayers(root);
+  if (violations.length > 0) {
+    console.error(`check:layers failed with ${violations.length} violation(s):`);
+    for (const violation of violations) console.error(`  ✖ ${violation}`);
+    process.exit(1);
+  }
+  const count = readWorkspacePackages(root).length;
+  console.log(`check:layers: ${count} packages, manifests and imports follow ARCHITECTURE.md`);
+}

@@ -1,0 +1,46 @@
+// The only allowed dependency direction between workspace packages (ARCHITECTURE.md).
+// `runtime`: what a package's published code (and its package.json dependencies) may use.
+// `dev`: what its tests may additionally use (devDependencies).
+export const layers = {
+  "@cursor/run": { dir: "run", runtime: [], dev: [] },
+  "@cursor/request": { dir: "request", runtime: ["@cursor/run"], dev: [] },
+  "@cursor/checkpoint": { dir: "checkpoint", runtime: ["@cursor/run"], dev: [] },
+  "@cursor/projection": {
+    dir: "projection",
+    runtime: ["@cursor/run", "@cursor/request", "@cursor/checkpoint"],
+    dev: ["@cursor/testkit"],
+  },
+  "@cursor/provider-openai-responses": {
+    dir: "provider-openai-responses",
+    runtime: ["@cursor/run"],
+    dev: ["@cursor/testkit"],
+  },
+  "@cursor/provider-openai-chat": {
+    dir: "provider-openai-chat",
+    runtime: ["@cursor/run"],
+    dev: ["@cursor/testkit"],
+  },
+  "@cursor/provider-anthropic": {
+    dir: "provider-anthropic",
+    runtime: ["@cursor/run"],
+    dev: ["@cursor/testkit"],
+  },
+  "@cursor/testkit": { dir: "testkit", runtime: ["@cursor/run"], dev: [] },
+  "@cursor/server": {
+    dir: "server",
+    runtime: [
+      "@cursor/run",
+      "@cursor/request",
+      "@cursor/checkpoint",
+      "@cursor/projection",
+      "@cursor/provider-openai-responses",
+      "@cursor/provider-openai-chat",
+      "@cursor/provider-anthropic",
+      "@cursor/testkit",
+    ],
+    dev: [],
+  },
+};
+
+// Private workspace packages (benchmarks, tooling) that may use every layer but that no layer may use.
+export const leaves = ["@cursor/bench"];
