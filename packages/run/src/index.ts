@@ -1,1 +1,87 @@
-export const packageName = "@cursor/run";
+export { canonicalJson, canonicalizeJsonValue, deepFreeze, sha256Hex } from "./canonical-json.js";
+export { canonicalMessageSchema } from "./canonical-message.js";
+export type {
+  AssistantMessage,
+  CanonicalMessage,
+  CanonicalMessageKind,
+  ContentPart,
+  ImagePart,
+  JsonObject,
+  JsonValue,
+  Origin,
+  RequestContextMessage,
+  Role,
+  RuntimeKind,
+  RuntimeMessage,
+  SummaryMessage,
+  TextPart,
+  ToolCall,
+  ToolResultMessage,
+  UserMessage,
+} from "./canonical-message.js";
+export {
+  AuthenticationError,
+  ContextOverflowError,
+  CursorError,
+  HistoryConflictError,
+  InvalidHistoryError,
+  InvalidRequestError,
+  NetworkError,
+  ProviderError,
+  ProviderServerError,
+  RateLimitError,
+  RefusalError,
+  RunCancelledError,
+} from "./errors.js";
+export type { ProviderErrorKind } from "./errors.js";
+export { HistoryLog, chainHeadDigest, emptyHeadDigest, messageDigest } from "./history-log.js";
+export type { AppendResult, PendingToolCall } from "./history-log.js";
+export {
+  assistantMessageId,
+  backgroundCompletionEventId,
+  injectionEventId,
+  messageIdPrefixes,
+  requestContextEventId,
+  requestContextMessageId,
+  runtimeMessageId,
+  shortDigest,
+  summaryMessageId,
+  toolResultMessageId,
+  toolRoundId,
+  userMessageId,
+  userTurnEventId,
+} from "./message-ids.js";
+export type {
+  ModelAssistantMessage,
+  ModelMessage,
+  ModelRequest,
+  ModelToolMessage,
+  ModelUserMessage,
+  ModelUserSource,
+} from "./model-request.js";
+export { createPromptSpec } from "./prompt-spec.js";
+export type { PromptSpec, PromptSpecInput, ToolSpec } from "./prompt-spec.js";
+export type {
+  FinishReason,
+  ProviderAdapter,
+  ProviderEvent,
+  SerializedRequest,
+  StreamOptions,
+  Usage,
+  Warning,
+} from "./provider-adapter.js";
+export {
+  defaultMaxToolResultChars,
+  defaultUserTailText,
+  toModelRequest,
+} from "./to-model-request.js";
+export type { ToModelRequestOptions } from "./to-model-request.js";
+export { truncateToolResult } from "./truncate-tool-result.js";
+export {
+  createAssistantMessage,
+  createRequestContextMessage,
+  createRuntimeMessage,
+  createSummaryMessage,
+  createToolResultMessage,
+  createUserMessage,
+} from "./message-builders.js";

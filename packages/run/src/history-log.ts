@@ -1,0 +1,278 @@
+import { canonicalJson, deepFreeze, sha256Hex } from "./canonical-json.js";
+import { canonicalMessageSchema } from "./canonical-message.js";
+import type {
+  AssistantMessage,
+  CanonicalMessage,
+  RequestContextMessage,
+  ToolCall,
+} from "./canonical-message.js";
+import { HistoryConflictError, InvalidHistoryError } from "./errors.js";
+
+/** SHA-256 of a message's canonical JSON: its content address (also the checkpoint blob id). */
+export function messageDigest(message: CanonicalMessage): string {
+  return sha256Hex(canonicalJson(message));
+}
+
+/** The digest of an empty epoch; each append chains `sha256(previous ‖ messageDigest)`. */
+export function emptyHeadDigest(epoch: number): string {
+  return sha256Hex(`cursor.history.epoch:${epoch}`);
+}
+
+export function chainHeadDigest(previous: string, messageDigestHex: string): string {
+  return sha256Hex(`${previous}${messageDigestHex}`);
+}
+
+export interface PendingToolCall extends ToolCall {
+  readonly assistantId: string;
+}
+
+export interface AppendResult {
+  /** Messages that were new, in order. */
+  readonly appended: readonly CanonicalMessage[];
+  /** Messages that were already present with identical content (idempotent re-append). */
+  readonly unchanged: readonly CanonicalMessage[];
+}
+
+interface Entry {
+  readonly index: number;
+  readonly digest: string;
+}
+
+/**
+ * The canonical, append-only history of one conversation's current epoch. `append` is the only
+ * mutation; `startEpoch` is the one explicit operation that replaces history (compaction).
+ * Messages are validated and deep-frozen on the way in, so nothing handed out can be edited.
+ */
+export class HistoryLog {
+  #epoch: number;
+  #messages: CanonicalMessage[] = [];
+  #digests: string[] = [];
+  #byId = new Map<string, Entry>();
+  #byEventId = new Map<string, Entry>();
+  #head: string;
+  #pendingCalls = new Map<string, PendingToolCall>();
+  #callIds = new Set<string>();
+  #latestRequestContextIndex = -1;
+
+  constructor({
+    epoch = 0,
+    messages = [],
+  }: { epoch?: number; messages?: readonly unknown[] } = {}) {
+    if (!Number.isInteger(epoch) || epoch < 0) {
+      throw new InvalidHistoryError({
+        message: `epoch must be a non-negative integer, got ${epoch}`,
+      });
+    }
+    this.#epoch = epoch;
+    this.#head = emptyHeadDigest(epoch);
+    this.append(messages);
+  }
+
+  get epoch(): number {
+    return this.#epoch;
+  }
+  get length(): number {
+    return this.#messages.length;
+  }
+  /** Read-only view of the current epoch's messages, oldest first. */
+  get messages(): readonly CanonicalMessage[] {
+    return this.#messages;
+  }
+  /** Chained SHA-256 over every message of the epoch; equal heads have equal histories. */
+  get headDigest(): string {
+    return this.#head;
+  }
+
+  has(messageId: string): boolean {
+    return this.#byId.has(messageId);
+  }
+  get(messageId: string): CanonicalMessage | undefined {
+    const entry = this.#byId.get(messageId);
+    return entry === undefined ? undefined : this.#messages[entry.index];
+  }
+  findByEventId(eventId: string): CanonicalMessage | undefined {
+    const entry = this.#byEventId.get(eventId);
+    return entry === undefined ? undefined : this.#messages[entry.index];
+  }
+  /** The digest of the message at `index` (its content address). */
+  digestAt(index: number): string | undefined {
+    return this.#digests[index];
+  }
+  latestRequestContext(): RequestContextMessage | undefined {
+    const message = this.#messages[this.#latestRequestContextIndex];
+    return message?.kind === "request-context" ? message : undefined;
+  }
+  /** Tool calls of the epoch that have no result yet, in call order. */
+  pendingToolCalls(): readonly PendingToolCall[] {
+    return [...this.#pendingCalls.values()];
+  }
+
+  /**
+   * Appends messages atomically: every message is validated against the history (and the ones
+   * before it in the batch) before any is stored. Re-appending an identical message is a no-op;
+   * reusing an id or event id with different content throws `HistoryConflictError`.
+   */
+  append(input: unknown | readonly unknown[]): AppendResult {
+    const batch = Array.isArray(input) ? input : [input];
+    const plan = this.#plan(batch);
+    for (const { message, digest } of plan.toAppend) this.#commit(message, digest);
+    return { appended: plan.toAppend.map((p) => p.message), unchanged: plan.unchanged };
+  }
+
+  /**
+   * Would `append(batch)` succeed? Throws the same errors without changing anything. Lets a store
+   * validate a turn before opening its transaction.
+   */
+  check(batch: readonly unknown[]): AppendResult {
+    const plan = this.#plan(batch);
+    return { appended: plan.toAppend.map((p) => p.message), unchanged: plan.unchanged };
+  }
+
+  /**
+   * Compaction: replaces the history with `replacement` as epoch `epoch + 1`. The only way to
+   * remove or change earlier messages; the replacement must itself be a valid history.
+   */
+  startEpoch(replacement: readonly unknown[]): AppendResult {
+    const next = new HistoryLog({ epoch: this.#epoch + 1, messages: replacement });
+    this.#epoch = next.#epoch;
+    this.#messages = next.#messages;
+    this.#digests = next.#digests;
+    this.#byId = next.#byId;
+    this.#byEventId = next.#byEventId;
+    this.#head = next.#head;
+    this.#pendingCalls = next.#pendingCalls;
+    this.#callIds = next.#callIds;
+    this.#latestRequestContextIndex = next.#latestRequestContextIndex;
+    return { appended: this.#messages, unchanged: [] };
+  }
+
+  #plan(batch: readonly unknown[]): {
+    toAppend: { message: CanonicalMessage; digest: string }[];
+    unchanged: CanonicalMessage[];
+  } {
+    const toAppend: { message: CanonicalMessage; digest: string }[] = [];
+    const unchanged: CanonicalMessage[] = [];
+    const batchIds = new Map<string, string>();
+    const batchEventIds = new Map<string, string>();
+    const pending = new Map(this.#pendingCalls);
+    for (const raw of batch) {
+      const parsed = canonicalMessageSchema.safeParse(raw);
+      if (!parsed.success) {
+        const id =
+          typeof raw === "object" && raw !== null && "id" in raw ? String(raw.id) : undefined;
+        throw new InvalidHistoryError({
+          message: `invalid canonical message${id ? ` ${id}` : ""}: ${parsed.error.issues
+            .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+            .join("; ")}`,
+          ...(id === undefined ? {} : { messageId: id }),
+          cause: parsed.error,
+        });
+      }
+      const message = parsed.data;
+      const digest = messageDigest(message);
+      const eventId = "eventId" in message ? message.eventId : undefined;
+      const existing = this.#byId.get(message.id);
+      const existingDigest = existing?.digest ?? batchIds.get(message.id);
+      if (existingDigest !== undefined) {
+        if (existingDigest !== digest) {
+          throw new HistoryConflictError({
+            message: `message ${message.id} already exists with different content`,
+            messageId: message.id,
+            ...(eventId === undefined ? {} : { eventId }),
+          });
+        }
+        unchanged.push(existing ? this.#messages[existing.index]! : message);
+        continue;
+      }
+      if (eventId !== undefined && (this.#byEventId.has(eventId) || batchEventIds.has(eventId))) {
+        throw new HistoryConflictError({
+          message: `event ${eventId} already exists as another message`,
+          messageId: message.id,
+          eventId,
+        });
+      }
+      this.#checkToolRound(message, pending);
+      batchIds.set(message.id, digest);
+      if (eventId !== undefined) batchEventIds.set(eventId, message.id);
+      toAppend.push({ message, digest });
+    }
+    return { toAppend, unchanged };
+  }
+
+  /**
+   * Tool rounds stay well-formed: a result answers a pending call of this epoch exactly once, and
+   * nothing else is appended while calls are pending (callers close abandoned calls first).
+   */
+  #checkToolRound(message: CanonicalMessage, pending: Map<string, PendingToolCall>): void {
+    if (message.kind === "tool-result") {
+      const call = pending.get(message.callId);
+      if (call === undefined) {
+        throw new InvalidHistoryError({
+          message: `tool result ${message.id} answers unknown or already answered call ${message.callId}`,
+          messageId: message.id,
+        });
+      }
+      if (call.name !== message.name) {
+        throw new InvalidHistoryError({
+          message: `tool result ${message.id} names tool ${message.name} but call ${message.callId} was ${call.name}`,
+          messageId: message.id,
+        });
+      }
+      pending.delete(message.callId);
+      return;
+    }
+    if (pending.size > 0) {
+      throw new InvalidHistoryError({
+        message: `cannot append ${message.kind} message ${message.id} while tool calls are pending: ${[
+          ...pending.keys(),
+        ].join(", ")}`,
+        messageId: message.id,
+      });
+    }
+    if (message.kind === "assistant") {
+      checkToolCalls(message);
+      for (const call of message.toolCalls) {
+        if (this.#callIds.has(call.callId) || pending.has(call.callId)) {
+          throw new InvalidHistoryError({
+            message: `assistant ${message.id} reuses tool call id ${call.callId}`,
+            messageId: message.id,
+          });
+        }
+        pending.set(call.callId, { ...call, assistantId: message.id });
+      }
+    }
+  }
+
+  #commit(message: CanonicalMessage, digest: string): void {
+    const index = this.#messages.length;
+    deepFreeze(message);
+    this.#messages.push(message);
+    this.#digests.push(digest);
+    this.#byId.set(message.id, { index, digest });
+    if ("eventId" in message) this.#byEventId.set(message.eventId, { index, digest });
+    this.#head = chainHeadDigest(this.#head, digest);
+    if (message.kind === "request-context") this.#latestRequestContextIndex = index;
+    if (message.kind === "assistant") {
+      for (const call of message.toolCalls) {
+        this.#pendingCalls.set(call.callId, Object.freeze({ ...call, assistantId: message.id }));
+        this.#callIds.add(call.callId);
+      }
+    }
+    if (message.kind === "tool-result") this.#pendingCalls.delete(message.callId);
+  }
+}
+
+function checkToolCalls(message: AssistantMessage): void {
+  const indexes = new Set<number>();
+  const callIds = new Set<string>();
+  for (const call of message.toolCalls) {
+    if (indexes.has(call.index) || callIds.has(call.callId)) {
+      throw new InvalidHistoryError({
+        message: `assistant ${message.id} has duplicate tool call index ${call.index} or id ${call.callId}`,
+        messageId: message.id,
+      });
+    }
+    indexes.add(call.index);
+    callIds.add(call.callId);
+  }
+}

@@ -1,0 +1,59 @@
+import type { JsonValue } from "./canonical-message.js";
+import type { ModelRequest } from "./model-request.js";
+
+/** Token usage of one provider call. `inputTokens` includes cached and cache-write tokens. */
+export interface Usage {
+  readonly inputTokens: number;
+  readonly cachedInputTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly outputTokens: number;
+}
+
+export type FinishReason = "stop" | "tool-calls" | "length" | "content-filter" | "other";
+
+/** Normalised stream events every provider adapter yields. */
+export type ProviderEvent =
+  | { readonly type: "text-delta"; readonly text: string }
+  | { readonly type: "reasoning-delta"; readonly text: string }
+  | {
+      readonly type: "tool-call";
+      readonly index: number;
+      readonly callId: string;
+      readonly name: string;
+      /** The exact JSON text the model produced. */
+      readonly arguments: string;
+    }
+  | { readonly type: "usage"; readonly usage: Usage }
+  /** Provider state to replay with this assistant message next turn; the last one wins. */
+  | { readonly type: "replay"; readonly state: JsonValue }
+  | { readonly type: "finish"; readonly reason: FinishReason };
+
+/** Survivable oddities found while serialising (never thrown). */
+export interface Warning {
+  readonly type: "unsupported" | "dropped" | "other";
+  readonly message: string;
+  /** Where in the request, e.g. `messages[3].content[1]`. */
+  readonly path?: string;
+}
+
+export interface SerializedRequest<Body = unknown> {
+  /** The exact wire body; serialising it with `JSON.stringify` gives the bytes sent. */
+  readonly body: Body;
+  readonly warnings: readonly Warning[];
+}
+
+export interface StreamOptions {
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The contract a provider package implements. `serialize` is pure and deterministic; `stream`
+ * sends what `serialize` produces and yields normalised events, throwing the typed
+ * `ProviderError`s of this package on failure.
+ */
+export interface ProviderAdapter<Body = unknown> {
+  /** e.g. `openai-responses`; also the key of this provider's entry in the replay bag. */
+  readonly id: string;
+  serialize(request: ModelRequest): SerializedRequest<Body>;
+  stream(request: ModelRequest, options?: StreamOptions): AsyncIterable<ProviderEvent>;
+}

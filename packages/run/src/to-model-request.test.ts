@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import { HistoryLog } from "./history-log.js";
+import {
+  createAssistantMessage,
+  createRuntimeMessage,
+  createToolResultMessage,
+} from "./message-builders.js";
+import { createPromptSpec } from "./prompt-spec.js";
+import { toModelRequest } from "./to-model-request.js";
+import { truncateToolResult } from "./truncate-tool-result.js";
+
+const promptSpec = createPromptSpec({
+  instructions: "You are a coding agent.",
+  tools: [
+    {
+      name: "read",
+      description: "Read a file",
+      inputSchema: { type: "object", properties: { path: { type: "string" } } },
+    },
+  ],
+});
+const runtime = createRuntimeMessage({
+  eventId: "turn.m1.x",
+  runtimeKind: "user-turn",
+  content: [{ type: "text", text: "go" }],
+});
+const assistant = createAssistantMessage({
+  runId: "r1",
+  step: 0,
+  toolCalls: [
+    { index: 1, callId: "c2", name: "read", arguments: "{}" },
+    { index: 0, callId: "c1", name: "read", arguments: "{}" },
+  ],
+});
+
+describe("toModelRequest", () => {
+  it("groups a tool round with calls and results in index order, whatever the commit order", () => {
+    const log = new HistoryLog({
+      messages: [
+        runtime,
+        assistant,
+        createToolResultMessage({ callId: "c2", name: "read", content: "two" }),
+        createToolResultMessage({ callId: "c1", name: "read", content: "one" }),
+      ],
+    });
+    const request = toModelRequest({
+      conversationId: "c",
+      model: "m",
+      promptSpec,
+      messages: log.messages,
+    });
+    expect(request.messages.map((m) => m.id)).toEqual([
+      "runtime:turn.m1.x",
+      "assistant:r1:0",
+      "tool-result:c1",
+      "tool-result:c2",
+    ]);
+    const projectedAssistant = request.messages[1];
+    expect(
+      projectedAssistant?.role === "assistant" && projectedAssistant.toolCalls.map((c) => c.callId),
+    ).toEqual(["c1", "c2"]);
+  });
+
+  it("adds a transient user tail after a final assistant message without persisting it", () => {
+    const final = createAssistantMessage({ runId: "r1", step: 0, text: "done" });
+    const log = new HistoryLog({ messages: [runtime, final] });
+    const request = toModelRequest({
+      conversationId: "c",
+      model: "m",
+      promptSpec,
+      messages: log.messages,
+      userTailText: "Go on.",
+    });
+    expect(request.messages.at(-1)).toEqual({
+      role: "user",
+      id: "tail",
+      source: "tail",
+      content: [{ type: "text", text: "Go on." }],
+    });
+    expect(log.length).toBe(2);
+  });
+
+  it("returns a deeply frozen request, the same for the same history", () => {
+    const log = new HistoryLog({ messages: [runtime] });
+    const a = toModelRequest({
+      conversationId: "c",
+      model: "m",
+      promptSpec,
+      messages: log.messages,
+    });
+    const b = toModelRequest({
+      conversationId: "c",
+      model: "m",
+      promptSpec,
+      messages: log.messages,
+    });
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(Object.isFrozen(a.messages)).toBe(true);
+    expect(Object.isFrozen(a.messages[0])).toBe(true);
+    expect(Object.isFrozen(a.tools[0]?.inputSchema)).toBe(true);
+  });
+});
+
+describe("truncateToolResult", () => {
+  it("leaves a result at the limit untouched and cuts one over it deterministically", () => {
+    expect(truncateToolResult("x".repeat(100), 100)).toBe("x".repeat(100));
+    const long = "a".repeat(150) + "b".repeat(150);
+    const cut = truncateToolResult(long, 100);
+    expect(cut.length).toBeLessThanOrEqual(100);
+    expect(cut).toBe(truncateToolResult(long, 100));
+    expect(cut.startsWith("a")).toBe(true);
+    expect(cut.endsWith("b")).toBe(true);
+    expect(cut).toContain("characters omitted");
+  });
+});

@@ -1,0 +1,138 @@
+import { deepFreeze } from "./canonical-json.js";
+import type { CanonicalMessage, ToolResultMessage } from "./canonical-message.js";
+import { InvalidHistoryError } from "./errors.js";
+import type {
+  ModelAssistantMessage,
+  ModelMessage,
+  ModelRequest,
+  ModelToolMessage,
+  ModelUserMessage,
+} from "./model-request.js";
+import type { PromptSpec } from "./prompt-spec.js";
+import { truncateToolResult } from "./truncate-tool-result.js";
+
+export const defaultMaxToolResultChars = 100_000;
+export const defaultUserTailText = "Continue.";
+
+export interface ToModelRequestOptions {
+  readonly conversationId: string;
+  readonly model: string;
+  readonly promptSpec: PromptSpec;
+  /** The current epoch's canonical messages, oldest first. */
+  readonly messages: readonly CanonicalMessage[];
+  readonly allowedTools?: readonly string[];
+  /** Tool results longer than this are truncated in the request (default 100 000). */
+  readonly maxToolResultChars?: number;
+  /** Text of the transient user message added when history ends with the assistant. */
+  readonly userTailText?: string;
+  readonly maxOutputTokens?: number;
+}
+
+// Projected messages are frozen and depend only on the (frozen) canonical message and the
+// truncation limit, so they are memoised: a turn projects only what it appended.
+const projectionCache = new WeakMap<CanonicalMessage, { limit: number; projected: ModelMessage }>();
+
+function projectOne(message: CanonicalMessage, limit: number): ModelMessage {
+  const cached = projectionCache.get(message);
+  if (cached !== undefined && cached.limit === limit) return cached.projected;
+  const projected = deepFreeze(convertMessage(message, limit));
+  if (Object.isFrozen(message)) projectionCache.set(message, { limit, projected });
+  return projected;
+}
+
+function convertMessage(message: CanonicalMessage, limit: number): ModelMessage {
+  switch (message.kind) {
+    case "request-context":
+    case "summary":
+      return userMessage(message.id, message.kind, [{ type: "text", text: message.text }]);
+    case "runtime":
+    case "user":
+      return userMessage(message.id, message.kind, message.content);
+    case "assistant":
+      return {
+        role: "assistant",
+        id: message.id,
+        text: message.text,
+        reasoning: message.reasoning,
+        toolCalls: [...message.toolCalls].sort((a, b) => a.index - b.index),
+        replay: message.replay,
+      } satisfies ModelAssistantMessage;
+    case "tool-result":
+      return toolMessage(message, limit);
+    default: {
+      const exhaustive: never = message;
+      throw new InvalidHistoryError({
+        message: `unknown message kind ${JSON.stringify(exhaustive)}`,
+      });
+    }
+  }
+}
+
+function userMessage(
+  id: string,
+  source: ModelUserMessage["source"],
+  content: ModelUserMessage["content"],
+): ModelUserMessage {
+  return { role: "user", id, source, content };
+}
+
+function toolMessage(message: ToolResultMessage, limit: number): ModelToolMessage {
+  return {
+    role: "tool",
+    id: message.id,
+    callId: message.callId,
+    name: message.name,
+    content: truncateToolResult(message.content, limit),
+    isError: message.isError,
+    ...(message.image === undefined ? {} : { image: message.image }),
+  };
+}
+
+/**
+ * The provider-neutral projection of the current epoch. One assistant message per tool round,
+ * its calls sorted by index and followed by their results in call order (results may have been
+ * committed in any order). Same history in, same request out; per-message work is memoised.
+ */
+export function toModelRequest(options: ToModelRequestOptions): ModelRequest {
+  const limit = options.maxToolResultChars ?? defaultMaxToolResultChars;
+  const projected: ModelMessage[] = [];
+  const { messages } = options;
+  let i = 0;
+  while (i < messages.length) {
+    const message = messages[i]!;
+    projected.push(projectOne(message, limit));
+    i += 1;
+    if (message.kind !== "assistant" || message.toolCalls.length === 0) continue;
+    // The results of a round follow its assistant message contiguously (HistoryLog enforces it).
+    const order = new Map(message.toolCalls.map((call) => [call.callId, call.index]));
+    const results: ToolResultMessage[] = [];
+    while (i < messages.length && messages[i]!.kind === "tool-result") {
+      results.push(messages[i] as ToolResultMessage);
+      i += 1;
+    }
+    results.sort((a, b) => (order.get(a.callId) ?? 0) - (order.get(b.callId) ?? 0));
+    for (const result of results) projected.push(projectOne(result, limit));
+  }
+  const last = projected[projected.length - 1];
+  if (last?.role === "assistant") {
+    projected.push(
+      deepFreeze(
+        userMessage("tail", "tail", [
+          { type: "text", text: options.userTailText ?? defaultUserTailText },
+        ]),
+      ),
+    );
+  }
+  return Object.freeze({
+    conversationId: options.conversationId,
+    model: options.model,
+    instructions: options.promptSpec.instructions,
+    tools: options.promptSpec.tools,
+    ...(options.allowedTools === undefined
+      ? {}
+      : { allowedTools: Object.freeze([...options.allowedTools]) }),
+    messages: Object.freeze(projected),
+    promptSpecDigest: options.promptSpec.digest,
+    ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
+  });
+}
