@@ -1,1 +1,31 @@
-export const packageName = "@cursor/projection";
+export { abandonedToolCallText, closeAbandonedToolCalls } from "./abandoned-tool-calls.js";
+export { commitTurnPlan, recordTurnPlan } from "./commit-turn-plan.js";
+export {
+  createConversationHead,
+  findTurn,
+  isDelivered,
+  isRecordedMessageId,
+  turnRecordSchema,
+} from "./conversation-head.js";
+export type { ConversationHead, TurnRecord } from "./conversation-head.js";
+export { planBackgroundCompletions, planInjectedContext } from "./plan-runtime-events.js";
+export type { CompiledBackgroundCompletion, CompiledInjection } from "./plan-runtime-events.js";
+export { planSummarize } from "./plan-summarize.js";
+export { planToolResults } from "./plan-tool-results.js";
+export type { ToolResultInput } from "./plan-tool-results.js";
+export { planUserTurn } from "./plan-user-turn.js";
+export type { CompiledUserTurn } from "./plan-user-turn.js";
+export {
+  ConversationMismatchError,
+  ProjectionConflictError,
+  RunIdMismatchError,
+  ToolResultConflictError,
+} from "./projection-errors.js";
+export { isAssistantIdOfRun, runProgress } from "./run-progress.js";
+export type { RunProgress } from "./run-progress.js";
+export type { CompiledRequestContext, CompiledRuntime, TurnAction, TurnPlan } from "./turn-plan.js";
+export {
+  requestContextIdentity,
+  userTurnContentDigest,
+  userTurnIdentity,
+} from "./user-turn-identity.js";
