@@ -1,0 +1,110 @@
+import { AuthenticationError, RunCancelledError } from "@cursor/run";
+import type {
+  ModelRequest,
+  ProviderAdapter,
+  ProviderEvent,
+  SerializedRequest,
+  StreamOptions,
+} from "@cursor/run";
+import OpenAI from "openai";
+import { convertResponsesStream } from "./convert-responses-stream.js";
+import { responsesProviderId } from "./convert-responses-assistant-message.js";
+import type {
+  ResponsesBody,
+  ResponsesReasoningEffort,
+  ResponsesReasoningSummary,
+} from "./responses-api.js";
+import type { PromptCacheRetention } from "./responses-cache-hints.js";
+import { toResponsesError } from "./responses-errors.js";
+import { serializeResponsesRequest } from "./serialize-responses-request.js";
+
+export interface OpenAIResponsesAdapterOptions {
+  /** Defaults to the `OPENAI_API_KEY` environment variable (read when the first call is made). */
+  readonly apiKey?: string;
+  /** e.g. `https://api.openai.com/v1` (the default) or an OpenAI-compatible server. */
+  readonly baseURL?: string;
+  /** Sent with every request (organisation, project, proxy headers). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Per request, in milliseconds (SDK default: 10 minutes). */
+  readonly timeoutMs?: number;
+  /**
+   * Always 0: the model loop owns retries (with the typed errors' `retryable` and
+   * `retryAfterMs`), and a second retry layer in the SDK would multiply attempts.
+   */
+  readonly maxRetries?: 0;
+  readonly promptCacheRetention?: PromptCacheRetention;
+  readonly reasoningEffort?: ResponsesReasoningEffort;
+  /** Defaults to `auto` when `reasoningEffort` is set. */
+  readonly reasoningSummary?: ResponsesReasoningSummary;
+  /** A custom fetch (proxies, tests). */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * The OpenAI Responses `ProviderAdapter`: `serialize` builds the stateless streaming body,
+ * `stream` sends it through the official SDK and yields normalised events, throwing
+ * `@cursor/run` typed errors (and `RunCancelledError` when the signal aborts).
+ */
+export function createOpenAIResponsesAdapter(
+  options: OpenAIResponsesAdapterOptions = {},
+): ProviderAdapter<ResponsesBody> {
+  const settings = {
+    ...(options.promptCacheRetention === undefined
+      ? {}
+      : { promptCacheRetention: options.promptCacheRetention }),
+    ...(options.reasoningEffort === undefined ? {} : { reasoningEffort: options.reasoningEffort }),
+    ...(options.reasoningSummary === undefined
+      ? {}
+      : { reasoningSummary: options.reasoningSummary }),
+  };
+  let client: OpenAI | undefined;
+
+  // Created on the first call, so that serialising needs no key.
+  function getClient(): OpenAI {
+    if (client !== undefined) return client;
+    try {
+      client = new OpenAI({
+        ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+        ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+        ...(options.headers === undefined ? {} : { defaultHeaders: { ...options.headers } }),
+        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        maxRetries: 0,
+      });
+    } catch (error) {
+      throw new AuthenticationError({
+        message: error instanceof Error ? error.message : "no OpenAI API key",
+        providerId: responsesProviderId,
+        cause: error,
+      });
+    }
+    return client;
+  }
+
+  function serialize(request: ModelRequest): SerializedRequest<ResponsesBody> {
+    return serializeResponsesRequest({ request, settings });
+  }
+
+  async function* stream(
+    request: ModelRequest,
+    streamOptions: StreamOptions = {},
+  ): AsyncGenerator<ProviderEvent> {
+    const { signal } = streamOptions;
+    if (signal?.aborted) throw new RunCancelledError({ cause: signal.reason });
+    const { body } = serialize(request);
+    try {
+      const events = await getClient().responses.create(
+        body,
+        signal === undefined ? undefined : { signal },
+      );
+      yield* convertResponsesStream(events);
+    } catch (error) {
+      // The SDK ends an aborted stream quietly (which would read as a cut stream): the signal,
+      // not the symptom, says what happened.
+      if (signal?.aborted) throw new RunCancelledError({ cause: signal.reason });
+      throw toResponsesError(error, { now: Date.now() });
+    }
+  }
+
+  return { id: responsesProviderId, serialize, stream };
+}

@@ -1,0 +1,204 @@
+import { z } from "zod";
+
+// ---------------------------------------------------------------- request (wire types)
+//
+// The subset of the Responses API request this package sends. Plain mutable data, so that a body
+// is assignable to the SDK's `ResponseCreateParamsStreaming` (checked in
+// `responses-body.type-test.ts`). Key order in the objects built by the converters is fixed:
+// JSON.stringify of a body is the exact byte form sent.
+
+export interface ResponsesInputText {
+  type: "input_text";
+  text: string;
+}
+
+export interface ResponsesInputImage {
+  type: "input_image";
+  /** A `data:<mime>;base64,<data>` URL: the canonical image bytes, never a remote reference. */
+  image_url: string;
+  detail: "auto";
+}
+
+export type ResponsesInputContentPart = ResponsesInputText | ResponsesInputImage;
+
+export interface ResponsesUserMessageItem {
+  type: "message";
+  role: "user";
+  content: ResponsesInputContentPart[];
+}
+
+/** Assistant text goes back as a plain string; the API stores it as `output_text`. */
+export interface ResponsesAssistantMessageItem {
+  type: "message";
+  role: "assistant";
+  content: string;
+}
+
+export interface ResponsesReasoningSummaryText {
+  type: "summary_text";
+  text: string;
+}
+
+/** A reasoning item of an earlier response, sent back unchanged (stateless replay). */
+export interface ResponsesReasoningItem {
+  type: "reasoning";
+  id: string;
+  summary: ResponsesReasoningSummaryText[];
+  encrypted_content: string;
+}
+
+export interface ResponsesFunctionCallItem {
+  type: "function_call";
+  call_id: string;
+  name: string;
+  /** The exact argument text the model produced. */
+  arguments: string;
+}
+
+export interface ResponsesFunctionCallOutputItem {
+  type: "function_call_output";
+  call_id: string;
+  /** A string for text-only results; a part list when the result carries an image. */
+  output: string | ResponsesInputContentPart[];
+}
+
+export type ResponsesInputItem =
+  | ResponsesUserMessageItem
+  | ResponsesAssistantMessageItem
+  | ResponsesReasoningItem
+  | ResponsesFunctionCallItem
+  | ResponsesFunctionCallOutputItem;
+
+export interface ResponsesFunctionTool {
+  type: "function";
+  name: string;
+  description: string;
+  parameters: { [key: string]: unknown };
+  strict: boolean;
+}
+
+export interface ResponsesAllowedToolsChoice {
+  type: "allowed_tools";
+  mode: "auto";
+  tools: { type: "function"; name: string }[];
+}
+
+export type ResponsesToolChoice = "none" | ResponsesAllowedToolsChoice;
+
+export type ResponsesReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh";
+export type ResponsesReasoningSummary = "auto" | "concise" | "detailed";
+
+export interface ResponsesReasoningConfig {
+  effort?: ResponsesReasoningEffort;
+  summary?: ResponsesReasoningSummary;
+}
+
+/** The wire value; the adapter option spells it `in-memory`. */
+export type ResponsesPromptCacheRetention = "in_memory" | "24h";
+
+/** The complete streaming request body. */
+export interface ResponsesBody {
+  model: string;
+  instructions: string;
+  tools?: ResponsesFunctionTool[];
+  tool_choice?: ResponsesToolChoice;
+  input: ResponsesInputItem[];
+  reasoning?: ResponsesReasoningConfig;
+  max_output_tokens?: number;
+  store: false;
+  include: "reasoning.encrypted_content"[];
+  stream: true;
+  prompt_cache_key: string;
+  prompt_cache_retention?: ResponsesPromptCacheRetention;
+}
+
+// ---------------------------------------------------------------- responses (zod, tolerant)
+//
+// Plain `z.object` strips unknown keys instead of failing: the API adds fields over time, and a
+// new field must never break a stream.
+
+const countSchema = z.number().int().nonnegative().nullish();
+
+export const responsesUsageSchema = z.object({
+  input_tokens: countSchema,
+  input_tokens_details: z
+    .object({ cached_tokens: countSchema, cache_write_tokens: countSchema })
+    .nullish(),
+  output_tokens: countSchema,
+});
+export type ResponsesUsage = z.infer<typeof responsesUsageSchema>;
+
+export const responsesErrorBodySchema = z.object({
+  code: z.string().nullish(),
+  message: z.string().nullish(),
+  type: z.string().nullish(),
+  param: z.string().nullish(),
+});
+export type ResponsesErrorBody = z.infer<typeof responsesErrorBodySchema>;
+
+export const responsesReasoningItemSchema = z.object({
+  type: z.literal("reasoning"),
+  id: z.string(),
+  summary: z.array(z.object({ type: z.literal("summary_text"), text: z.string() })),
+  encrypted_content: z.string().nullish(),
+});
+
+const functionCallOutputSchema = z.object({
+  type: z.literal("function_call"),
+  call_id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+
+const messageOutputSchema = z.object({
+  type: z.literal("message"),
+  content: z.array(
+    z.union([
+      z.object({ type: z.literal("output_text"), text: z.string() }),
+      z.object({ type: z.literal("refusal"), refusal: z.string() }),
+      z.object({ type: z.string() }),
+    ]),
+  ),
+});
+
+/** Output items this package reads; any other item type is ignored. */
+export const responsesOutputItemSchema = z.union([
+  functionCallOutputSchema,
+  responsesReasoningItemSchema,
+  messageOutputSchema,
+  z.object({ type: z.string() }),
+]);
+export type ResponsesOutputItem = z.infer<typeof responsesOutputItemSchema>;
+
+const responseObjectSchema = z.object({
+  status: z.string().nullish(),
+  usage: responsesUsageSchema.nullish(),
+  incomplete_details: z.object({ reason: z.string().nullish() }).nullish(),
+  error: responsesErrorBodySchema.nullish(),
+});
+
+/** The stream events this package reads; others are validated only by their `type`. */
+export const responsesStreamEventSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("response.output_text.delta"), delta: z.string() }),
+  z.object({
+    type: z.literal("response.reasoning_summary_part.added"),
+    item_id: z.string(),
+    summary_index: z.number().int().nonnegative(),
+  }),
+  z.object({ type: z.literal("response.reasoning_summary_text.delta"), delta: z.string() }),
+  z.object({ type: z.literal("response.output_item.done"), item: responsesOutputItemSchema }),
+  z.object({ type: z.literal("response.completed"), response: responseObjectSchema }),
+  z.object({ type: z.literal("response.incomplete"), response: responseObjectSchema }),
+  z.object({ type: z.literal("response.failed"), response: responseObjectSchema }),
+  z.object({
+    type: z.literal("error"),
+    code: z.string().nullish(),
+    message: z.string().nullish(),
+  }),
+]);
+export type ResponsesStreamEvent = z.infer<typeof responsesStreamEventSchema>;
+
+/** Event types `responsesStreamEventSchema` knows; anything else is skipped unparsed. */
+export const knownResponsesStreamEventTypes: ReadonlySet<string> = new Set(
+  responsesStreamEventSchema.options.map((option) => option.shape.type.value),
+);

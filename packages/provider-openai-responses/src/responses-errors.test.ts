@@ -1,0 +1,172 @@
+import {
+  AuthenticationError,
+  ContextOverflowError,
+  InvalidRequestError,
+  NetworkError,
+  ProviderServerError,
+  RateLimitError,
+  RunCancelledError,
+} from "@cursor/run";
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { describe, expect, it } from "vitest";
+import {
+  classifyResponsesStreamError,
+  isContextOverflow,
+  parseRetryAfterMs,
+  toResponsesError,
+} from "./responses-errors.js";
+
+const now = Date.parse("2026-01-01T00:00:00Z");
+
+function httpError(status: number, body: object, headers: Record<string, string> = {}): APIError {
+  return APIError.generate(status, { error: body }, undefined, new Headers(headers));
+}
+
+describe("parseRetryAfterMs", () => {
+  it("prefers retry-after-ms, then seconds, then an HTTP date", () => {
+    const headers = (init: Record<string, string>) => new Headers(init);
+    expect(parseRetryAfterMs({ headers: headers({ "retry-after-ms": "1500.2" }), now })).toBe(1501);
+    expect(
+      parseRetryAfterMs({ headers: headers({ "retry-after-ms": "250", "retry-after": "9" }), now }),
+    ).toBe(250);
+    expect(parseRetryAfterMs({ headers: headers({ "retry-after": "2" }), now })).toBe(2000);
+    expect(
+      parseRetryAfterMs({
+        headers: headers({ "retry-after": "Thu, 01 Jan 2026 00:00:07 GMT" }),
+        now,
+      }),
+    ).toBe(7000);
+  });
+
+  it("gives undefined without a usable header", () => {
+    expect(parseRetryAfterMs({ headers: undefined, now })).toBeUndefined();
+    expect(parseRetryAfterMs({ headers: new Headers({ "retry-after": "soon" }), now })).toBe(
+      undefined,
+    );
+    expect(parseRetryAfterMs({ headers: new Headers({ "retry-after": "-1" }), now })).toBe(
+      undefined,
+    );
+  });
+});
+
+describe("isContextOverflow", () => {
+  it("recognises the code and the usual wordings", () => {
+    expect(isContextOverflow({ code: "context_length_exceeded", message: "x" })).toBe(true);
+    expect(
+      isContextOverflow({
+        code: null,
+        message: "Your input exceeds the context window of this model.",
+      }),
+    ).toBe(true);
+    expect(
+      isContextOverflow({
+        code: undefined,
+        message: "This model's maximum context length is 128000 tokens.",
+      }),
+    ).toBe(true);
+    expect(isContextOverflow({ code: "invalid_value", message: "bad image" })).toBe(false);
+  });
+});
+
+describe("toResponsesError", () => {
+  it("classifies HTTP errors by status and body", () => {
+    const overflow = toResponsesError(
+      httpError(400, {
+        code: "context_length_exceeded",
+        message: "Your input exceeds the context window of this model.",
+        type: "invalid_request_error",
+      }),
+      { now },
+    );
+    expect(ContextOverflowError.isInstance(overflow)).toBe(true);
+    expect(overflow).toMatchObject({ providerId: "openai-responses", status: 400 });
+
+    const invalid = toResponsesError(httpError(400, { code: "invalid_value", message: "bad" }), {
+      now,
+    });
+    expect(InvalidRequestError.isInstance(invalid)).toBe(true);
+    expect(invalid.message).toBe("400 bad");
+
+    expect(AuthenticationError.isInstance(toResponsesError(httpError(401, {}), { now }))).toBe(
+      true,
+    );
+    expect(AuthenticationError.isInstance(toResponsesError(httpError(403, {}), { now }))).toBe(
+      true,
+    );
+    expect(InvalidRequestError.isInstance(toResponsesError(httpError(404, {}), { now }))).toBe(
+      true,
+    );
+    expect(ProviderServerError.isInstance(toResponsesError(httpError(500, {}), { now }))).toBe(
+      true,
+    );
+    expect(ProviderServerError.isInstance(toResponsesError(httpError(503, {}), { now }))).toBe(
+      true,
+    );
+    expect(NetworkError.isInstance(toResponsesError(httpError(408, {}), { now }))).toBe(true);
+  });
+
+  it("carries retry-after on rate limits", () => {
+    const limited = toResponsesError(
+      httpError(429, { code: "rate_limit_exceeded", message: "slow down" }, { "retry-after": "3" }),
+      { now },
+    );
+    expect(RateLimitError.isInstance(limited)).toBe(true);
+    expect(limited).toMatchObject({ retryAfterMs: 3000, status: 429, retryable: true });
+    const bare = toResponsesError(httpError(429, {}), { now });
+    expect(bare).toMatchObject({ retryAfterMs: undefined });
+  });
+
+  it("maps connection failures, aborts and broken bodies", () => {
+    expect(
+      NetworkError.isInstance(
+        toResponsesError(new APIConnectionError({ message: "refused" }), { now }),
+      ),
+    ).toBe(true);
+    expect(
+      NetworkError.isInstance(toResponsesError(new APIConnectionTimeoutError(), { now })),
+    ).toBe(true);
+    expect(RunCancelledError.isInstance(toResponsesError(new APIUserAbortError(), { now }))).toBe(
+      true,
+    );
+    const cut = toResponsesError(new TypeError("terminated"), { now });
+    expect(NetworkError.isInstance(cut)).toBe(true);
+    expect(cut.message).toBe("the stream broke: terminated");
+    expect(
+      ProviderServerError.isInstance(
+        toResponsesError(new SyntaxError("Unexpected token"), { now }),
+      ),
+    ).toBe(true);
+  });
+
+  it("classifies errors the SDK raised from inside the stream (no status)", () => {
+    const inStream = new APIError(
+      undefined,
+      { code: "context_length_exceeded", message: "too long" },
+      undefined,
+      undefined,
+    );
+    expect(ContextOverflowError.isInstance(toResponsesError(inStream, { now }))).toBe(true);
+  });
+
+  it("passes typed errors through unchanged", () => {
+    const typed = new RateLimitError({ message: "x", providerId: "openai-responses" });
+    expect(toResponsesError(typed, { now })).toBe(typed);
+  });
+});
+
+describe("classifyResponsesStreamError", () => {
+  it.each([
+    ["context_length_exceeded", "x", ContextOverflowError],
+    ["rate_limit_exceeded", "x", RateLimitError],
+    ["invalid_prompt", "x", InvalidRequestError],
+    ["server_error", "x", ProviderServerError],
+    [null, "Input tokens exceed the configured limit of 272000 tokens.", ContextOverflowError],
+    [null, "The server had an error while processing your request.", ProviderServerError],
+    [null, "prompt is too long: 210000 tokens > 200000 maximum", ContextOverflowError],
+  ] as const)("%s / %s", (code, message, type) => {
+    const error = classifyResponsesStreamError({ code, message });
+    expect(type.isInstance(error)).toBe(true);
+    expect(error.message).toBe(message);
+    expect(error.status).toBeUndefined();
+  });
+});

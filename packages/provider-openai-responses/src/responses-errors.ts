@@ -1,0 +1,150 @@
+import {
+  AuthenticationError,
+  ContextOverflowError,
+  CursorError,
+  InvalidRequestError,
+  NetworkError,
+  ProviderServerError,
+  RateLimitError,
+  RunCancelledError,
+} from "@cursor/run";
+import type { ProviderError } from "@cursor/run";
+import { APIConnectionError, APIError, APIUserAbortError } from "openai";
+import { responsesErrorBodySchema } from "./responses-api.js";
+
+const providerId = "openai-responses";
+
+// OpenAI says `context_length_exceeded`; compatible servers only say it in words.
+const overflowCodes: ReadonlySet<string> = new Set(["context_length_exceeded"]);
+const overflowMessage =
+  /context[_ ]length|context window|maximum context|prompt is too long|too many (?:input )?tokens|input tokens exceed|exceeds? the (?:model'?s? )?(?:maximum )?(?:context|input)/i;
+
+export function isContextOverflow({
+  code,
+  message,
+}: {
+  code: string | null | undefined;
+  message: string | null | undefined;
+}): boolean {
+  return (
+    (code !== null && code !== undefined && overflowCodes.has(code)) ||
+    (message !== null && message !== undefined && overflowMessage.test(message))
+  );
+}
+
+/**
+ * Milliseconds to wait from the response headers: `retry-after-ms` (OpenAI's precise form) wins
+ * over `retry-after`, which is seconds or an HTTP date (measured against `now`).
+ */
+export function parseRetryAfterMs({
+  headers,
+  now,
+}: {
+  headers: Headers | undefined;
+  now: number;
+}): number | undefined {
+  const precise = headers?.get("retry-after-ms");
+  if (precise !== null && precise !== undefined && precise.trim() !== "") {
+    const ms = Number(precise);
+    if (Number.isFinite(ms) && ms >= 0) return Math.ceil(ms);
+  }
+  const value = headers?.get("retry-after");
+  if (value === null || value === undefined || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.ceil(seconds * 1000) : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** An HTTP error status (with the error body's code and message) as a typed provider error. */
+export function classifyResponsesStatus({
+  status,
+  code,
+  message,
+  headers,
+  now,
+  cause,
+}: {
+  status: number;
+  code: string | null | undefined;
+  message: string;
+  headers: Headers | undefined;
+  now: number;
+  cause?: unknown;
+}): ProviderError {
+  const options = { message, providerId, status, cause };
+  if (isContextOverflow({ code, message })) return new ContextOverflowError(options);
+  if (status === 401 || status === 403) return new AuthenticationError(options);
+  if (status === 429) {
+    const retryAfterMs = parseRetryAfterMs({ headers, now });
+    return new RateLimitError(retryAfterMs === undefined ? options : { ...options, retryAfterMs });
+  }
+  if (status === 408) return new NetworkError(options);
+  if (status === 409 || status >= 500) return new ProviderServerError(options);
+  return new InvalidRequestError(options);
+}
+
+/**
+ * An error reported inside an open stream (an `error` event or a `response.failed` response):
+ * no status, only the error body's code and message.
+ */
+export function classifyResponsesStreamError({
+  code,
+  message,
+  cause,
+}: {
+  code: string | null | undefined;
+  message: string | null | undefined;
+  cause?: unknown;
+}): ProviderError {
+  const text = message ?? code ?? "the response failed";
+  const options = { message: text, providerId, cause };
+  if (isContextOverflow({ code, message })) return new ContextOverflowError(options);
+  if (code === "rate_limit_exceeded") return new RateLimitError(options);
+  if (code !== null && code !== undefined && /^invalid_/.test(code)) {
+    return new InvalidRequestError(options);
+  }
+  return new ProviderServerError(options);
+}
+
+/**
+ * Any failure of a stream call as a typed `@cursor/run` error. Typed errors pass through; an
+ * abort becomes `RunCancelledError`; connection failures and broken response bodies (the only
+ * other source of throws once the request is on its way) become `NetworkError`.
+ */
+export function toResponsesError(error: unknown, { now }: { now: number }): CursorError {
+  if (CursorError.isInstance(error)) return error;
+  if (error instanceof APIUserAbortError) return new RunCancelledError({ cause: error });
+  if (error instanceof APIConnectionError) {
+    return new NetworkError({ message: error.message, providerId, cause: error });
+  }
+  if (error instanceof APIError) {
+    const body = responsesErrorBodySchema.safeParse(error.error);
+    const code = error.code ?? (body.success ? body.data.code : undefined);
+    if (error.status === undefined) {
+      const message = body.success ? body.data.message : undefined;
+      return classifyResponsesStreamError({
+        code,
+        message: message ?? error.message,
+        cause: error,
+      });
+    }
+    return classifyResponsesStatus({
+      status: error.status,
+      code,
+      message: error.message,
+      headers: error.headers,
+      now,
+      cause: error,
+    });
+  }
+  if (error instanceof SyntaxError) {
+    return new ProviderServerError({
+      message: `malformed stream data: ${error.message}`,
+      providerId,
+      cause: error,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new NetworkError({ message: `the stream broke: ${message}`, providerId, cause: error });
+}

@@ -1,0 +1,70 @@
+import type { ModelRequest, SerializedRequest, Warning } from "@cursor/run";
+import { convertToResponsesInput } from "./convert-to-responses-input.js";
+import type {
+  ResponsesBody,
+  ResponsesReasoningConfig,
+  ResponsesReasoningEffort,
+  ResponsesReasoningSummary,
+} from "./responses-api.js";
+import type { PromptCacheRetention } from "./responses-cache-hints.js";
+import { responsesPromptCacheKey, responsesPromptCacheRetention } from "./responses-cache-hints.js";
+import { prepareResponsesTools } from "./responses-prepare-tools.js";
+
+/** Adapter settings that shape the body (the same on every turn of a conversation). */
+export interface ResponsesSerializeSettings {
+  readonly promptCacheRetention?: PromptCacheRetention;
+  readonly reasoningEffort?: ResponsesReasoningEffort;
+  /** Defaults to `auto` when `reasoningEffort` is set, so reasoning summaries stream. */
+  readonly reasoningSummary?: ResponsesReasoningSummary;
+}
+
+function reasoningConfig(
+  settings: ResponsesSerializeSettings,
+): ResponsesReasoningConfig | undefined {
+  if (settings.reasoningEffort === undefined) {
+    return settings.reasoningSummary === undefined
+      ? undefined
+      : { summary: settings.reasoningSummary };
+  }
+  return { effort: settings.reasoningEffort, summary: settings.reasoningSummary ?? "auto" };
+}
+
+/**
+ * The streaming request body for one model call. Pure: it reads the (frozen) request and the
+ * settings only, builds fresh objects in a fixed key order and shares nothing mutable with the
+ * request, so equal inputs give byte-equal `JSON.stringify` output.
+ *
+ * `store: false` keeps the API stateless (the canonical history is the only state), which is why
+ * encrypted reasoning is requested and replayed instead of referring to stored items.
+ */
+export function serializeResponsesRequest({
+  request,
+  settings,
+}: {
+  request: ModelRequest;
+  settings: ResponsesSerializeSettings;
+}): SerializedRequest<ResponsesBody> {
+  const tools = prepareResponsesTools({ tools: request.tools, allowedTools: request.allowedTools });
+  const history = convertToResponsesInput(request.messages);
+  const reasoning = reasoningConfig(settings);
+  const body: ResponsesBody = {
+    model: request.model,
+    instructions: request.instructions,
+    ...(tools.tools === undefined ? {} : { tools: tools.tools }),
+    ...(tools.toolChoice === undefined ? {} : { tool_choice: tools.toolChoice }),
+    input: history.input,
+    ...(reasoning === undefined ? {} : { reasoning }),
+    ...(request.maxOutputTokens === undefined
+      ? {}
+      : { max_output_tokens: request.maxOutputTokens }),
+    store: false,
+    include: ["reasoning.encrypted_content"],
+    stream: true,
+    prompt_cache_key: responsesPromptCacheKey(request.conversationId),
+    ...(settings.promptCacheRetention === undefined
+      ? {}
+      : { prompt_cache_retention: responsesPromptCacheRetention(settings.promptCacheRetention) }),
+  };
+  const warnings: Warning[] = [...tools.warnings, ...history.warnings];
+  return { body, warnings };
+}
