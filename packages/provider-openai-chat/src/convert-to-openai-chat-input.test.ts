@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import type { ModelMessage } from "@cursor/run";
+import {
+  createAssistantMessage,
+  createPromptSpec,
+  createSummaryMessage,
+  createRequestContextMessage,
+  createToolResultMessage,
+  createUserMessage,
+  sha256Hex,
+  toModelRequest,
+} from "@cursor/run";
+import { convertToOpenAIChatInput } from "./convert-to-openai-chat-input.js";
+
+const promptSpec = createPromptSpec({ instructions: "Be brief.", tools: [] });
+
+describe("convertToOpenAIChatInput", () => {
+  it("puts the instructions first in the configured role", () => {
+    for (const systemRole of ["system", "developer"] as const) {
+      expect(
+        convertToOpenAIChatInput({
+          instructions: "Be brief.",
+          messages: [],
+          systemRole,
+          replayReasoningContent: false,
+        }),
+      ).toEqual({ messages: [{ role: systemRole, content: "Be brief." }], warnings: [] });
+    }
+  });
+
+  it("sends a compacted epoch (context, summary, new turn) and the continuation tail as user messages", () => {
+    const request = toModelRequest({
+      conversationId: "c",
+      model: "m",
+      promptSpec,
+      messages: [
+        createRequestContextMessage({ eventId: "ctx.m3.0", digest: sha256Hex("ctx"), text: "ctx" }),
+        createSummaryMessage({ summarizedEpoch: 0, text: "Earlier we fixed login." }),
+        createUserMessage({ id: "user:m3", content: [{ type: "text", text: "Now deploy." }] }),
+        createAssistantMessage({ runId: "r", step: 0, text: "Deploying." }),
+      ],
+      userTailText: "Continue.",
+    });
+    expect(request.messages.map((message) => message.role === "user" && message.source)).toEqual([
+      "request-context",
+      "summary",
+      "user",
+      false,
+      "tail",
+    ]);
+    expect(
+      convertToOpenAIChatInput({
+        instructions: request.instructions,
+        messages: request.messages,
+        systemRole: "system",
+        replayReasoningContent: false,
+      }).messages,
+    ).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "ctx" },
+      { role: "user", content: "Earlier we fixed login." },
+      { role: "user", content: "Now deploy." },
+      { role: "assistant", content: "Deploying." },
+      { role: "user", content: "Continue." },
+    ]);
+  });
+
+  it("closes each tool round before the next message, so image messages never split a round", () => {
+    const image = { type: "image", mimeType: "image/png", data: "AA==" } as const;
+    const messages: readonly ModelMessage[] = toModelRequest({
+      conversationId: "c",
+      model: "m",
+      promptSpec,
+      messages: [
+        createUserMessage({ id: "user:1", content: [{ type: "text", text: "go" }] }),
+        createAssistantMessage({
+          runId: "r",
+          step: 0,
+          toolCalls: [
+            { index: 0, callId: "c1", name: "shot", arguments: "{}" },
+            { index: 1, callId: "c2", name: "shot", arguments: "{}" },
+          ],
+        }),
+        createToolResultMessage({ callId: "c2", name: "shot", content: "two", image }),
+        createToolResultMessage({ callId: "c1", name: "shot", content: "one" }),
+        createAssistantMessage({
+          runId: "r",
+          step: 1,
+          toolCalls: [{ index: 0, callId: "c3", name: "shot", arguments: "{}" }],
+        }),
+        createToolResultMessage({ callId: "c3", name: "shot", content: "three", image }),
+      ],
+    }).messages;
+    const { messages: chat, warnings } = convertToOpenAIChatInput({
+      instructions: "Be brief.",
+      messages,
+      systemRole: "system",
+      replayReasoningContent: false,
+    });
+    expect(
+      chat.map(
+        (message) => `${message.role}:${"tool_call_id" in message ? message.tool_call_id : ""}`,
+      ),
+    ).toEqual([
+      "system:",
+      "user:",
+      "assistant:",
+      "tool:c1",
+      "tool:c2",
+      "user:",
+      "assistant:",
+      "tool:c3",
+      "user:",
+    ]);
+    expect(warnings.map((warning) => warning.path)).toEqual([
+      "messages[3].image",
+      "messages[5].image",
+    ]);
+  });
+});

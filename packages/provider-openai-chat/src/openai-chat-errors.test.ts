@@ -1,0 +1,169 @@
+import { describe, expect, it } from "vitest";
+import {
+  AuthenticationError,
+  ContextOverflowError,
+  InvalidRequestError,
+  NetworkError,
+  ProviderServerError,
+  RateLimitError,
+  RefusalError,
+  RunCancelledError,
+} from "@cursor/run";
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  OpenAIError,
+} from "openai";
+import { classifyOpenAIChatError, parseRetryAfterMs } from "./openai-chat-errors.js";
+
+function statusError(
+  status: number,
+  error: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  return APIError.generate(status, { error }, undefined, new Headers(headers));
+}
+
+function classify(error: unknown, signal?: AbortSignal) {
+  return classifyOpenAIChatError({
+    error,
+    providerId: "openai-chat",
+    signal,
+    now: () => Date.parse("2026-01-01T00:00:00Z"),
+  });
+}
+
+describe("classifyOpenAIChatError", () => {
+  it("recognises context overflow by code or by message", () => {
+    const byCode = classify(
+      statusError(400, {
+        code: "context_length_exceeded",
+        message: "This model's maximum context length is 128000 tokens.",
+      }),
+    );
+    expect(ContextOverflowError.isInstance(byCode)).toBe(true);
+    expect(byCode).toMatchObject({ providerId: "openai-chat", status: 400, retryable: false });
+    const byMessage = classify(
+      statusError(400, {
+        message: "Input is too long for requested model: prompt is too long (200000 tokens)",
+      }),
+    );
+    expect(ContextOverflowError.isInstance(byMessage)).toBe(true);
+    const inStream = classify(
+      new APIError(
+        undefined,
+        { code: "context_length_exceeded", message: "too long" },
+        undefined,
+        undefined,
+      ),
+    );
+    expect(ContextOverflowError.isInstance(inStream)).toBe(true);
+  });
+
+  it("maps other 4xx to InvalidRequestError and 401/403 to AuthenticationError", () => {
+    expect(
+      InvalidRequestError.isInstance(classify(statusError(400, { message: "bad tool schema" }))),
+    ).toBe(true);
+    expect(
+      InvalidRequestError.isInstance(classify(statusError(404, { message: "no such model" }))),
+    ).toBe(true);
+    expect(AuthenticationError.isInstance(classify(statusError(401, { message: "bad key" })))).toBe(
+      true,
+    );
+    expect(
+      AuthenticationError.isInstance(classify(statusError(403, { message: "forbidden" }))),
+    ).toBe(true);
+  });
+
+  it("maps 429 to RateLimitError with the retry-after delay", () => {
+    const withMs = classify(
+      statusError(429, { message: "slow down" }, { "retry-after-ms": "1500", "retry-after": "9" }),
+    );
+    expect(RateLimitError.isInstance(withMs) && withMs.retryAfterMs).toBe(1500);
+    const withSeconds = classify(
+      statusError(429, { message: "slow down" }, { "retry-after": "2" }),
+    );
+    expect(RateLimitError.isInstance(withSeconds) && withSeconds.retryAfterMs).toBe(2000);
+    const without = classify(statusError(429, { message: "slow down" }));
+    expect(RateLimitError.isInstance(without) && without.retryAfterMs).toBe(undefined);
+    expect(without).toMatchObject({ retryable: true, status: 429 });
+  });
+
+  it("maps 5xx, 408, 409 and in-stream error events to ProviderServerError", () => {
+    for (const status of [500, 502, 503, 408, 409]) {
+      expect(
+        ProviderServerError.isInstance(classify(statusError(status, { message: "oops" }))),
+      ).toBe(true);
+    }
+    const inStream = classify(
+      new APIError(undefined, { message: "server had an error" }, undefined, undefined),
+    );
+    expect(ProviderServerError.isInstance(inStream)).toBe(true);
+  });
+
+  it("maps connection failures, timeouts and cut sockets to NetworkError", () => {
+    expect(
+      NetworkError.isInstance(classify(new APIConnectionError({ message: "Connection error." }))),
+    ).toBe(true);
+    expect(NetworkError.isInstance(classify(new APIConnectionTimeoutError()))).toBe(true);
+    expect(NetworkError.isInstance(classify(new TypeError("terminated")))).toBe(true);
+    const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+    expect(NetworkError.isInstance(classify(reset))).toBe(true);
+  });
+
+  it("reports an abort as RunCancelledError, whatever the SDK threw", () => {
+    const controller = new AbortController();
+    controller.abort(new Error("user pressed stop"));
+    const cancelled = classify(
+      new NetworkError({ providerId: "openai-chat", message: "cut" }),
+      controller.signal,
+    );
+    expect(RunCancelledError.isInstance(cancelled)).toBe(true);
+    expect(RunCancelledError.isInstance(classify(new APIUserAbortError()))).toBe(true);
+  });
+
+  it("passes typed errors through and leaves unknown errors alone", () => {
+    const refusal = new RefusalError({ providerId: "openai-chat", message: "no" });
+    expect(classify(refusal)).toBe(refusal);
+    const bug = new RangeError("a bug");
+    expect(classify(bug)).toBe(bug);
+    expect(
+      AuthenticationError.isInstance(
+        classify(new OpenAIError("Missing credentials. Please pass an `apiKey`")),
+      ),
+    ).toBe(true);
+  });
+});
+
+describe("parseRetryAfterMs", () => {
+  const now = () => Date.parse("2026-01-01T00:00:00Z");
+  const headers = (values: Record<string, string>) => new Headers(values);
+
+  it("prefers retry-after-ms, then retry-after seconds, then an HTTP date", () => {
+    expect(parseRetryAfterMs({ headers: headers({ "retry-after-ms": "250.4" }), now })).toBe(250);
+    expect(parseRetryAfterMs({ headers: headers({ "retry-after": "1.5" }), now })).toBe(1500);
+    expect(
+      parseRetryAfterMs({
+        headers: headers({ "retry-after": "Thu, 01 Jan 2026 00:00:03 GMT" }),
+        now,
+      }),
+    ).toBe(3000);
+    expect(
+      parseRetryAfterMs({
+        headers: headers({ "retry-after": "Wed, 31 Dec 2025 23:59:00 GMT" }),
+        now,
+      }),
+    ).toBe(0);
+  });
+
+  it("returns undefined when there is nothing usable", () => {
+    expect(parseRetryAfterMs({ headers: undefined, now })).toBe(undefined);
+    expect(parseRetryAfterMs({ headers: headers({}), now })).toBe(undefined);
+    expect(parseRetryAfterMs({ headers: headers({ "retry-after": "soon" }), now })).toBe(undefined);
+    expect(parseRetryAfterMs({ headers: headers({ "retry-after-ms": "-5" }), now })).toBe(
+      undefined,
+    );
+  });
+});

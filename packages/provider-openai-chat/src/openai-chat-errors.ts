@@ -1,0 +1,134 @@
+import {
+  AuthenticationError,
+  ContextOverflowError,
+  CursorError,
+  InvalidRequestError,
+  NetworkError,
+  ProviderServerError,
+  RateLimitError,
+  RunCancelledError,
+} from "@cursor/run";
+import { APIConnectionError, APIError, APIUserAbortError, OpenAIError } from "openai";
+
+// OpenAI answers `context_length_exceeded`; compatible servers (vLLM, DeepSeek, proxies) only say
+// it in the message, in several wordings.
+const overflowCodes = new Set(["context_length_exceeded", "string_above_max_length_tokens"]);
+const overflowMessage =
+  /context[_ ]length[_ ]exceeded|maximum context length|context window|prompt is too long|too many (input )?tokens|input (is )?too long|reduce the length of the messages/i;
+const rateLimitCodes = new Set(["rate_limit_exceeded", "rate_limit_error"]);
+
+interface HeaderSource {
+  get(name: string): string | null;
+}
+
+/**
+ * Milliseconds to wait from `retry-after-ms` (OpenAI's precise header) or `retry-after` (seconds,
+ * or an HTTP date measured against `now`). Undefined when absent or unparsable.
+ */
+export function parseRetryAfterMs({
+  headers,
+  now = Date.now,
+}: {
+  headers: HeaderSource | undefined;
+  now?: () => number;
+}): number | undefined {
+  const milliseconds = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return Math.round(milliseconds);
+  const retryAfter = headers?.get("retry-after")?.trim();
+  if (retryAfter === undefined || retryAfter === "") return undefined;
+  if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number.parseFloat(retryAfter) * 1000);
+  const date = Date.parse(retryAfter);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now());
+}
+
+function isOverflow(error: APIError): boolean {
+  return (
+    (typeof error.code === "string" && overflowCodes.has(error.code)) ||
+    overflowMessage.test(error.message)
+  );
+}
+
+// Transport failures that reach us unwrapped: undici's `TypeError: terminated` when a socket
+// closes mid-body, and Node socket errors.
+function isTransportFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof TypeError) return true;
+  const code = (error as { code?: unknown }).code;
+  return (
+    typeof code === "string" && /^(ECONN|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR)/.test(code)
+  );
+}
+
+export interface ClassifyOpenAIChatErrorInput {
+  readonly error: unknown;
+  readonly providerId: string;
+  readonly signal?: AbortSignal | undefined;
+  /** Clock for HTTP-date `retry-after` values. */
+  readonly now?: () => number;
+}
+
+/**
+ * Maps whatever the SDK (or the transport under it) threw to the typed errors of `@cursor/run`.
+ * Errors that are already typed pass through; anything unrecognised (a bug, not a provider
+ * failure) is returned unchanged so it is not retried as if it were transient.
+ */
+export function classifyOpenAIChatError({
+  error,
+  providerId,
+  signal,
+  now,
+}: ClassifyOpenAIChatErrorInput): unknown {
+  if (signal?.aborted === true || error instanceof APIUserAbortError) {
+    return RunCancelledError.isInstance(error)
+      ? error
+      : new RunCancelledError({ cause: signal?.reason ?? error });
+  }
+  if (CursorError.isInstance(error)) return error;
+  const base = { providerId, cause: error };
+  if (error instanceof APIConnectionError) {
+    return new NetworkError({
+      ...base,
+      message: `connection to the provider failed: ${error.message}`,
+    });
+  }
+  if (error instanceof APIError) return classifyApiError({ error, providerId, now });
+  if (isTransportFailure(error)) {
+    const message = error instanceof Error ? error.message : String(error);
+    return new NetworkError({ ...base, message: `the provider stream failed: ${message}` });
+  }
+  if (error instanceof SyntaxError) {
+    return new ProviderServerError({ ...base, message: `malformed stream data: ${error.message}` });
+  }
+  if (error instanceof OpenAIError && /api ?key/i.test(error.message)) {
+    return new AuthenticationError({ ...base, message: error.message });
+  }
+  return error;
+}
+
+function classifyApiError({
+  error,
+  providerId,
+  now,
+}: {
+  error: APIError;
+  providerId: string;
+  now?: (() => number) | undefined;
+}): unknown {
+  const { status } = error;
+  const base = { providerId, cause: error, message: error.message, status };
+  if (isOverflow(error) && (status === undefined || status === 400 || status === 413)) {
+    return new ContextOverflowError(base);
+  }
+  if (status === 401 || status === 403) return new AuthenticationError(base);
+  const rateLimited =
+    status === 429 || (typeof error.code === "string" && rateLimitCodes.has(error.code));
+  if (rateLimited) {
+    const retryAfterMs = parseRetryAfterMs({ headers: error.headers, ...(now ? { now } : {}) });
+    return new RateLimitError({ ...base, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
+  }
+  // No status: an `error` event inside a 200 stream, which OpenAI sends for server-side failures.
+  if (status === undefined || status >= 500 || status === 408 || status === 409) {
+    return new ProviderServerError(base);
+  }
+  return new InvalidRequestError(base);
+}

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import type { ToolSpec } from "@cursor/run";
+import { prepareOpenAIChatTools } from "./openai-chat-prepare-tools.js";
+
+const tools: ToolSpec[] = [
+  { name: "read", description: "Read.", inputSchema: { type: "object" } },
+  { name: "write", description: "Write.", inputSchema: { type: "object" } },
+  { name: "mcp_search", description: "Search.", inputSchema: { type: "object" } },
+];
+
+const functionTools = tools.map((tool) => ({
+  type: "function",
+  function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+}));
+
+describe("prepareOpenAIChatTools", () => {
+  it("sends every tool as a function tool and no tool_choice without a restriction", () => {
+    expect(prepareOpenAIChatTools({ tools })).toEqual({ tools: functionTools, warnings: [] });
+  });
+
+  it("restricts with allowed_tools in catalog order, keeping the full tool list", () => {
+    const forward = prepareOpenAIChatTools({ tools, allowedTools: ["mcp_search", "read"] });
+    const reversed = prepareOpenAIChatTools({ tools, allowedTools: ["read", "mcp_search"] });
+    expect(forward).toEqual({
+      tools: functionTools,
+      toolChoice: {
+        type: "allowed_tools",
+        allowed_tools: {
+          mode: "auto",
+          tools: [
+            { type: "function", function: { name: "read" } },
+            { type: "function", function: { name: "mcp_search" } },
+          ],
+        },
+      },
+      warnings: [],
+    });
+    expect(JSON.stringify(reversed)).toBe(JSON.stringify(forward));
+  });
+
+  it("turns an empty permitted set into tool_choice none and warns about unknown names", () => {
+    expect(prepareOpenAIChatTools({ tools, allowedTools: ["delete"] })).toEqual({
+      tools: functionTools,
+      toolChoice: "none",
+      warnings: [
+        {
+          type: "dropped",
+          message: "allowed tool delete is not in the tool catalog",
+          path: "allowedTools[0]",
+        },
+      ],
+    });
+  });
+
+  it("sends nothing without tools (the API rejects an empty list)", () => {
+    expect(prepareOpenAIChatTools({ tools: [], allowedTools: [] })).toEqual({ warnings: [] });
+  });
+});

@@ -1,0 +1,55 @@
+import type { ModelRequest, SerializedRequest } from "@cursor/run";
+import type { ChatBody } from "./openai-chat-api.js";
+import type { OpenAIChatPromptCacheRetention } from "./openai-chat-cache-hints.js";
+import { openAIChatPromptCacheKey, toChatPromptCacheRetention } from "./openai-chat-cache-hints.js";
+import type { OpenAIChatSystemRole } from "./convert-to-openai-chat-input.js";
+import { convertToOpenAIChatInput } from "./convert-to-openai-chat-input.js";
+import { prepareOpenAIChatTools } from "./openai-chat-prepare-tools.js";
+
+/** The adapter options that shape the body (transport options live in the adapter). */
+export interface OpenAIChatSerializeSettings {
+  readonly systemRole: OpenAIChatSystemRole;
+  readonly replayReasoningContent: boolean;
+  readonly promptCacheRetention?: OpenAIChatPromptCacheRetention | undefined;
+}
+
+/**
+ * The streaming request body for one model call. Pure: the same request and settings give the
+ * same bytes (keys are always written in this order, optional keys only when set), and the
+ * frozen request is only read. The body shares the request's immutable tool schemas instead of
+ * copying them.
+ */
+export function serializeOpenAIChatRequest({
+  request,
+  settings,
+}: {
+  request: ModelRequest;
+  settings: OpenAIChatSerializeSettings;
+}): SerializedRequest<ChatBody> {
+  const input = convertToOpenAIChatInput({
+    instructions: request.instructions,
+    messages: request.messages,
+    systemRole: settings.systemRole,
+    replayReasoningContent: settings.replayReasoningContent,
+  });
+  const tools = prepareOpenAIChatTools({
+    tools: request.tools,
+    allowedTools: request.allowedTools,
+  });
+  const body: ChatBody = {
+    model: request.model,
+    messages: input.messages,
+    ...(tools.tools === undefined ? {} : { tools: tools.tools }),
+    ...(tools.toolChoice === undefined ? {} : { tool_choice: tools.toolChoice }),
+    ...(request.maxOutputTokens === undefined
+      ? {}
+      : { max_completion_tokens: request.maxOutputTokens }),
+    prompt_cache_key: openAIChatPromptCacheKey(request.conversationId),
+    ...(settings.promptCacheRetention === undefined
+      ? {}
+      : { prompt_cache_retention: toChatPromptCacheRetention(settings.promptCacheRetention) }),
+    stream: true,
+    stream_options: { include_usage: true },
+  };
+  return { body, warnings: [...tools.warnings, ...input.warnings] };
+}
