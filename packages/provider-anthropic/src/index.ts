@@ -1,1 +1,46 @@
+export { createAnthropicAdapter, defaultAnthropicMaxTokens } from "./anthropic-adapter.js";
+export type { AnthropicAdapterOptions } from "./anthropic-adapter.js";
+export { anthropicImageMediaTypes } from "./anthropic-api.js";
+export type {
+  AnthropicAssistantBlock,
+  AnthropicAssistantMessage,
+  AnthropicBody,
+  AnthropicCacheControl,
+  AnthropicCacheTtl,
+  AnthropicContentBlock,
+  AnthropicImageBlock,
+  AnthropicImageMediaType,
+  AnthropicMessage,
+  AnthropicRedactedThinkingBlock,
+  AnthropicTextBlock,
+  AnthropicThinkingBlock,
+  AnthropicThinkingConfig,
+  AnthropicTool,
+  AnthropicToolInputSchema,
+  AnthropicToolResultBlock,
+  AnthropicToolUseBlock,
+  AnthropicUserBlock,
+  AnthropicUserMessage,
+} from "./anthropic-api.js";
+export {
+  applyAnthropicCacheHints,
+  maxAnthropicCacheMarkers,
+  planAnthropicCacheMarkers,
+} from "./anthropic-cache-hints.js";
+export type { AnthropicCacheMarkerPosition } from "./anthropic-cache-hints.js";
+export { parseRetryAfterMs, toAnthropicProviderError } from "./anthropic-errors.js";
+export {
+  anthropicProviderId,
+  anthropicReplayStateSchema,
+  readAnthropicReplayBlocks,
+  toAnthropicReplayState,
+} from "./anthropic-replay.js";
+export type { AnthropicReplayBlock, AnthropicReplayState } from "./anthropic-replay.js";
+export { normalizeAnthropicStream } from "./anthropic-stream.js";
+export { toAnthropicToolCallId } from "./anthropic-tool-call-id.js";
+export { convertAnthropicUsage } from "./convert-anthropic-usage.js";
+export { convertToAnthropicMessages } from "./convert-to-anthropic-messages.js";
+export { mapAnthropicFinishReason } from "./map-anthropic-finish-reason.js";
+export { serializeAnthropicRequest } from "./serialize-anthropic-request.js";
+export type { AnthropicSerializeOptions } from "./serialize-anthropic-request.js";
 export const packageName = "@cursor/provider-anthropic";

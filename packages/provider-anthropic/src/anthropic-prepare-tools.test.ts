@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { prepareAnthropicTools } from "./anthropic-prepare-tools.js";
+
+describe("prepareAnthropicTools", () => {
+  it("keeps prompt-spec order and each schema's key order", () => {
+    const { tools, warnings } = prepareAnthropicTools({
+      tools: [
+        {
+          name: "b_tool",
+          description: "B",
+          inputSchema: { properties: { x: { type: "number" } }, type: "object" },
+        },
+        { name: "a_tool", description: "A", inputSchema: { type: "object" } },
+      ],
+    });
+    expect(warnings).toEqual([]);
+    expect(JSON.stringify(tools)).toBe(
+      JSON.stringify([
+        {
+          name: "b_tool",
+          description: "B",
+          input_schema: { properties: { x: { type: "number" } }, type: "object" },
+        },
+        { name: "a_tool", description: "A", input_schema: { type: "object" } },
+      ]),
+    );
+  });
+
+  it("adds type object to a schema without a type", () => {
+    const { tools } = prepareAnthropicTools({
+      tools: [{ name: "noop", description: "", inputSchema: {} }],
+    });
+    expect(tools).toEqual([{ name: "noop", description: "", input_schema: { type: "object" } }]);
+  });
+
+  it("replaces a non-object schema with a warning", () => {
+    const { tools, warnings } = prepareAnthropicTools({
+      tools: [{ name: "s", description: "S", inputSchema: { type: "string" } }],
+    });
+    expect(tools).toEqual([{ name: "s", description: "S", input_schema: { type: "object" } }]);
+    expect(warnings).toEqual([
+      {
+        type: "unsupported",
+        message:
+          'tool input schema of type "string" is not an object schema; sent as {"type":"object"}',
+        path: "tools[0].inputSchema",
+      },
+    ]);
+  });
+});

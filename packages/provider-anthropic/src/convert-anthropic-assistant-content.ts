@@ -1,0 +1,38 @@
+import type { ModelAssistantMessage, Warning } from "@cursor/run";
+import type { AnthropicAssistantBlock } from "./anthropic-api.js";
+import { readAnthropicReplayBlocks } from "./anthropic-replay.js";
+import { toAnthropicToolCallId } from "./anthropic-tool-call-id.js";
+import { parseAnthropicToolInput } from "./parse-anthropic-tool-input.js";
+
+/**
+ * The content blocks of one assistant message: replayed thinking / redacted thinking blocks
+ * verbatim (only from `replay["anthropic"]`), then the text, then one `tool_use` per call in
+ * index order. The canonical `reasoning` text is never sent: without its signature the API
+ * would refuse it, and the signed blocks already carry it.
+ */
+export function convertAnthropicAssistantContent({
+  message,
+  path,
+}: {
+  message: ModelAssistantMessage;
+  path: string;
+}): { blocks: AnthropicAssistantBlock[]; warnings: Warning[] } {
+  const replayed = readAnthropicReplayBlocks({ replay: message.replay, path });
+  const blocks: AnthropicAssistantBlock[] = [...replayed.blocks];
+  const warnings: Warning[] = [...replayed.warnings];
+  if (message.text.length > 0) blocks.push({ type: "text", text: message.text });
+  message.toolCalls.forEach((call, index) => {
+    const { input, warning } = parseAnthropicToolInput({
+      argumentsText: call.arguments,
+      path: `${path}.toolCalls[${index}].arguments`,
+    });
+    if (warning !== undefined) warnings.push(warning);
+    blocks.push({
+      type: "tool_use",
+      id: toAnthropicToolCallId(call.callId),
+      name: call.name,
+      input,
+    });
+  });
+  return { blocks, warnings };
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from "vitest";
+import type { ModelAssistantMessage, ModelMessage, ModelToolMessage } from "@cursor/run";
+import type { AnthropicContentBlock } from "./anthropic-api.js";
+import { convertToAnthropicMessages } from "./convert-to-anthropic-messages.js";
+
+const userText = (
+  id: string,
+  source: "request-context" | "runtime" | "user" | "summary" | "tail",
+  text: string,
+): ModelMessage => ({
+  role: "user",
+  id,
+  source,
+  content: [{ type: "text", text }],
+});
+const assistant = (overrides: Partial<ModelAssistantMessage>): ModelAssistantMessage => ({
+  role: "assistant",
+  id: "assistant:r:0",
+  text: "",
+  reasoning: "",
+  toolCalls: [],
+  replay: {},
+  ...overrides,
+});
+const toolResult = (callId: string, content: string): ModelToolMessage => ({
+  role: "tool",
+  id: `tool-result:${callId}`,
+  callId,
+  name: "read_file",
+  content,
+  isError: false,
+});
+
+describe("convertToAnthropicMessages", () => {
+  it("merges consecutive user-side messages into one user message, in canonical order", () => {
+    const { messages, warnings } = convertToAnthropicMessages([
+      userText("summary:0", "summary", "summary"),
+      userText("request-context:c", "request-context", "context"),
+      userText("runtime:r", "runtime", "query"),
+    ]);
+    expect(warnings).toEqual([]);
+    expect(messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "summary" },
+          { type: "text", text: "context" },
+          { type: "text", text: "query" },
+        ],
+      },
+    ]);
+  });
+
+  it("alternates roles, with tool results first in the user message after their calls", () => {
+    const { messages } = convertToAnthropicMessages([
+      userText("runtime:r", "runtime", "query"),
+      assistant({
+        toolCalls: [
+          { index: 0, callId: "c1", name: "read_file", arguments: "{}" },
+          { index: 1, callId: "c2", name: "read_file", arguments: '{"path":"a"}' },
+        ],
+      }),
+      toolResult("c1", "one"),
+      toolResult("c2", "two"),
+      userText("runtime:bg", "runtime", "background done"),
+    ]);
+    expect(messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "query" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "c1", name: "read_file", input: {} },
+          { type: "tool_use", id: "c2", name: "read_file", input: { path: "a" } },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          {
+            type: "tool_result",
+            tool_use_id: "c1",
+            content: [{ type: "text", text: "one" }],
+            is_error: false,
+          },
+          {
+            type: "tool_result",
+            tool_use_id: "c2",
+            content: [{ type: "text", text: "two" }],
+            is_error: false,
+          },
+          { type: "text", text: "background done" },
+        ],
+      },
+    ]);
+  });
+
+  it("stays append-only at block level when a later call adds to the last user message", () => {
+    const base: ModelMessage[] = [
+      userText("runtime:r", "runtime", "query"),
+      assistant({ toolCalls: [{ index: 0, callId: "c1", name: "read_file", arguments: "{}" }] }),
+      toolResult("c1", "one"),
+    ];
+    const before = convertToAnthropicMessages(base).messages.flatMap(
+      (m): AnthropicContentBlock[] => m.content,
+    );
+    const after = convertToAnthropicMessages([
+      ...base,
+      userText("runtime:bg", "runtime", "background done"),
+    ]).messages.flatMap((m): AnthropicContentBlock[] => m.content);
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after).toHaveLength(before.length + 1);
+  });
+
+  it("drops an assistant message with no content and merges the user messages around it", () => {
+    const { messages, warnings } = convertToAnthropicMessages([
+      userText("runtime:r", "runtime", "query"),
+      assistant({ reasoning: "thought elsewhere", replay: { "openai-responses": { id: "rs_1" } } }),
+      userText("tail", "tail", "Continue."),
+    ]);
+    expect(messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "query" },
+          { type: "text", text: "Continue." },
+        ],
+      },
+    ]);
+    expect(warnings).toEqual([
+      { type: "dropped", message: "empty assistant message dropped", path: "messages[1]" },
+    ]);
+  });
+
+  it("skips user messages that have no sendable content", () => {
+    const { messages, warnings } = convertToAnthropicMessages([
+      userText("runtime:r", "runtime", ""),
+      userText("user:u", "user", "hello"),
+    ]);
+    expect(messages).toEqual([{ role: "user", content: [{ type: "text", text: "hello" }] }]);
+    expect(warnings).toEqual([
+      { type: "dropped", message: "empty text part dropped", path: "messages[0].content[0]" },
+    ]);
+  });
+});

@@ -1,0 +1,66 @@
+import type { ModelMessage, Warning } from "@cursor/run";
+import type { AnthropicMessage, AnthropicUserBlock } from "./anthropic-api.js";
+import { convertAnthropicAssistantContent } from "./convert-anthropic-assistant-content.js";
+import { convertAnthropicToolResult } from "./convert-anthropic-tool-result.js";
+import { convertAnthropicUserContent } from "./convert-anthropic-user-content.js";
+
+/**
+ * Projects the canonical history onto the Messages API's strict user / assistant alternation.
+ * Consecutive user-side messages (tool results, request context, runtime, summary, user, tail)
+ * merge into one user message whose blocks follow canonical order. Merging only ever appends
+ * blocks to the newest user message, so the flat list of content blocks of turn N is a prefix
+ * of turn N+1's even when a later turn adds to the user message that ended turn N. Tool results
+ * come first in their user message because canonical order puts them right after their
+ * assistant message, as the API requires.
+ *
+ * Pure: builds new objects only and never touches the (frozen) request.
+ */
+export function convertToAnthropicMessages(messages: readonly ModelMessage[]): {
+  messages: AnthropicMessage[];
+  warnings: Warning[];
+} {
+  const wire: AnthropicMessage[] = [];
+  const warnings: Warning[] = [];
+
+  const appendUserBlocks = (blocks: readonly AnthropicUserBlock[]) => {
+    if (blocks.length === 0) return;
+    const last = wire[wire.length - 1];
+    if (last?.role === "user") last.content.push(...blocks);
+    else wire.push({ role: "user", content: [...blocks] });
+  };
+
+  messages.forEach((message, index) => {
+    const path = `messages[${index}]`;
+    switch (message.role) {
+      case "user": {
+        const converted = convertAnthropicUserContent({ message, path });
+        warnings.push(...converted.warnings);
+        appendUserBlocks(converted.blocks);
+        break;
+      }
+      case "tool": {
+        const converted = convertAnthropicToolResult({ message, path });
+        warnings.push(...converted.warnings);
+        appendUserBlocks([converted.block]);
+        break;
+      }
+      case "assistant": {
+        const converted = convertAnthropicAssistantContent({ message, path });
+        warnings.push(...converted.warnings);
+        if (converted.blocks.length === 0) {
+          // The API refuses empty assistant content. Dropping is deterministic, so the user
+          // messages around it merge the same way on every turn.
+          warnings.push({ type: "dropped", message: "empty assistant message dropped", path });
+        } else {
+          wire.push({ role: "assistant", content: converted.blocks });
+        }
+        break;
+      }
+      default: {
+        const exhaustive: never = message;
+        throw new TypeError(`unknown model message ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  });
+  return { messages: wire, warnings };
+}

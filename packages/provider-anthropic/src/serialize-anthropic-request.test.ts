@@ -1,0 +1,339 @@
+import { describe, expect, it } from "vitest";
+import { createPromptSpec, deepFreeze, toModelRequest } from "@cursor/run";
+import type { ModelRequest } from "@cursor/run";
+import { conversationRequests, promptSpec } from "./__fixtures__/conversation.js";
+import { countMarkers, flattenPrefix } from "./__fixtures__/flatten-blocks.js";
+import { serializeAnthropicRequest } from "./serialize-anthropic-request.js";
+
+const options = { maxTokens: 8192 };
+const serialize = (request: ModelRequest, extra: Partial<typeof options> = {}) =>
+  serializeAnthropicRequest({ request, options: { ...options, ...extra } });
+
+describe("serializeAnthropicRequest", () => {
+  it("serialises a multi-turn conversation with tool rounds, images, thinking and a context change", () => {
+    const { body, warnings } = serialize(conversationRequests[3]!);
+    expect(warnings).toEqual([]);
+    // The exact wire text: key order is part of what the snapshot pins.
+    expect(JSON.stringify(body, null, 2)).toMatchInlineSnapshot(`
+      "{
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 8192,
+        "system": [
+          {
+            "type": "text",
+            "text": "You are a careful coding agent. Use tools to inspect the workspace.",
+            "cache_control": {
+              "type": "ephemeral"
+            }
+          }
+        ],
+        "tools": [
+          {
+            "name": "read_file",
+            "description": "Read a file from the workspace.",
+            "input_schema": {
+              "properties": {
+                "path": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "path"
+              ],
+              "type": "object"
+            }
+          },
+          {
+            "name": "run_command",
+            "description": "Run a shell command.",
+            "input_schema": {
+              "properties": {
+                "command": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "command"
+              ],
+              "type": "object"
+            },
+            "cache_control": {
+              "type": "ephemeral"
+            }
+          }
+        ],
+        "messages": [
+          {
+            "role": "user",
+            "content": [
+              {
+                "type": "text",
+                "text": "Rules: prefer small diffs.\\nEnvironment: linux, repo at /work."
+              },
+              {
+                "type": "text",
+                "text": "<query>What is in this repo? See the screenshot.</query>"
+              },
+              {
+                "type": "image",
+                "source": {
+                  "type": "base64",
+                  "media_type": "image/png",
+                  "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAHnOcQAAAAABJRU5ErkJggg=="
+                }
+              }
+            ]
+          },
+          {
+            "role": "assistant",
+            "content": [
+              {
+                "type": "thinking",
+                "thinking": "List the files and read the README.",
+                "signature": "sig-run1-0"
+              },
+              {
+                "type": "redacted_thinking",
+                "data": "redacted-run1-0"
+              },
+              {
+                "type": "text",
+                "text": "Let me look around."
+              },
+              {
+                "type": "tool_use",
+                "id": "toolu_01A",
+                "name": "run_command",
+                "input": {
+                  "command": "ls"
+                }
+              },
+              {
+                "type": "tool_use",
+                "id": "call_x_1_29e9750b1459",
+                "name": "read_file",
+                "input": {
+                  "path": "README.md"
+                }
+              }
+            ]
+          },
+          {
+            "role": "user",
+            "content": [
+              {
+                "type": "tool_result",
+                "tool_use_id": "toolu_01A",
+                "content": [
+                  {
+                    "type": "text",
+                    "text": "README.md\\nsrc"
+                  }
+                ],
+                "is_error": false
+              },
+              {
+                "type": "tool_result",
+                "tool_use_id": "call_x_1_29e9750b1459",
+                "content": [
+                  {
+                    "type": "text",
+                    "text": "# Demo\\n![diagram](diagram.png)"
+                  },
+                  {
+                    "type": "image",
+                    "source": {
+                      "type": "base64",
+                      "media_type": "image/png",
+                      "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAHnOcQAAAAABJRU5ErkJggg=="
+                    }
+                  }
+                ],
+                "is_error": false
+              }
+            ]
+          },
+          {
+            "role": "assistant",
+            "content": [
+              {
+                "type": "thinking",
+                "thinking": "Enough to answer.",
+                "signature": "sig-run1-1"
+              },
+              {
+                "type": "text",
+                "text": "The repo has a README and a src folder."
+              }
+            ]
+          },
+          {
+            "role": "user",
+            "content": [
+              {
+                "type": "text",
+                "text": "Rules: prefer small diffs.\\nEnvironment: linux, repo at /work, branch feature."
+              },
+              {
+                "type": "text",
+                "text": "<query>Open notes.txt</query>",
+                "cache_control": {
+                  "type": "ephemeral"
+                }
+              }
+            ]
+          },
+          {
+            "role": "assistant",
+            "content": [
+              {
+                "type": "thinking",
+                "thinking": "Read it.",
+                "signature": "sig-run2-0"
+              },
+              {
+                "type": "tool_use",
+                "id": "toolu_02B",
+                "name": "read_file",
+                "input": {
+                  "path": "notes.txt"
+                }
+              }
+            ]
+          },
+          {
+            "role": "user",
+            "content": [
+              {
+                "type": "tool_result",
+                "tool_use_id": "toolu_02B",
+                "content": [
+                  {
+                    "type": "text",
+                    "text": "ENOENT: notes.txt"
+                  }
+                ],
+                "is_error": true
+              },
+              {
+                "type": "text",
+                "text": "<background>task1 finished: exit 0</background>",
+                "cache_control": {
+                  "type": "ephemeral"
+                }
+              }
+            ]
+          }
+        ],
+        "stream": true
+      }"
+    `);
+  });
+
+  it("keeps every earlier turn a block-level prefix of the next (markers aside)", () => {
+    const bodies = conversationRequests.map((request) => serialize(request).body);
+    for (let turn = 1; turn < bodies.length; turn += 1) {
+      const previous = flattenPrefix(bodies[turn - 1]!);
+      const next = flattenPrefix(bodies[turn]!);
+      expect(next.length).toBeGreaterThan(previous.length);
+      expect(next.slice(0, previous.length)).toEqual(previous);
+    }
+  });
+
+  it("gives byte-identical output for identical input and never mutates the request", () => {
+    const request = conversationRequests[3]!;
+    const before = JSON.stringify(request);
+    const first = JSON.stringify(serialize(request).body);
+    const second = JSON.stringify(serialize(structuredClone(request) as ModelRequest).body);
+    expect(second).toBe(first);
+    expect(JSON.stringify(request)).toBe(before);
+    expect(Object.isFrozen(request.messages[0])).toBe(true);
+  });
+
+  it("serialises instructions and tools byte-identically across turns", () => {
+    const bodies = conversationRequests.map((request) => serialize(request).body);
+    const specs = bodies.map((body) => flattenPrefix({ ...body, messages: [] }).join("\n"));
+    expect(new Set(specs).size).toBe(1);
+  });
+
+  it("never places more than four cache markers", () => {
+    for (const request of conversationRequests) {
+      expect(countMarkers(serialize(request).body)).toBeLessThanOrEqual(4);
+    }
+    expect(countMarkers(serialize(conversationRequests[3]!).body)).toBe(4);
+  });
+
+  it("keeps tools and tool_choice constant whatever the allowed tools are", () => {
+    const request = conversationRequests[3]!;
+    const restricted = deepFreeze({ ...request, allowedTools: ["read_file"] });
+    const result = serialize(restricted);
+    expect(JSON.stringify(result.body)).toBe(JSON.stringify(serialize(request).body));
+    expect(result.warnings).toEqual([]);
+    expect("tool_choice" in result.body).toBe(false);
+  });
+
+  it("takes max_tokens from the request over the adapter default", () => {
+    const request = deepFreeze({ ...conversationRequests[0]!, maxOutputTokens: 1000 });
+    expect(serialize(request).body.max_tokens).toBe(1000);
+    expect(serialize(conversationRequests[0]!).body.max_tokens).toBe(8192);
+  });
+
+  it("sends thinking settings and the cache TTL when configured", () => {
+    const { body, warnings } = serializeAnthropicRequest({
+      request: conversationRequests[0]!,
+      options: { maxTokens: 8192, thinking: { budgetTokens: 2048 }, cacheTtl: "1h" },
+    });
+    expect(warnings).toEqual([]);
+    expect(Object.keys(body)).toEqual([
+      "model",
+      "max_tokens",
+      "thinking",
+      "system",
+      "tools",
+      "messages",
+      "stream",
+    ]);
+    expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+    expect(body.system).toEqual([
+      {
+        type: "text",
+        text: promptSpec.instructions,
+        cache_control: { type: "ephemeral", ttl: "1h" },
+      },
+    ]);
+  });
+
+  it("adds the thinking budget on top when max_tokens leaves it no room", () => {
+    const request = deepFreeze({ ...conversationRequests[0]!, maxOutputTokens: 1000 });
+    const { body, warnings } = serializeAnthropicRequest({
+      request,
+      options: { maxTokens: 8192, thinking: { budgetTokens: 2048 } },
+    });
+    expect(body.max_tokens).toBe(3048);
+    expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+    expect(warnings).toEqual([
+      {
+        type: "other",
+        message: "max_tokens 1000 does not exceed the thinking budget 2048; sent max_tokens 3048",
+        path: "maxOutputTokens",
+      },
+    ]);
+  });
+
+  it("omits tools when the prompt spec has none", () => {
+    const request = toModelRequest({
+      conversationId: "c",
+      model: "claude-haiku-4-5",
+      promptSpec: createPromptSpec({ instructions: "Be brief.", tools: [] }),
+      messages: [],
+    });
+    const { body } = serialize(request);
+    expect(body).toEqual({
+      model: "claude-haiku-4-5",
+      max_tokens: 8192,
+      system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }],
+      messages: [],
+      stream: true,
+    });
+  });
+});
