@@ -1,0 +1,154 @@
+import type { ContentPart } from "@cursor/run";
+import { z } from "zod";
+import type { AgentMode } from "./agent-run-request-schema.js";
+import { agentModeSchema } from "./agent-run-request-schema.js";
+import type { CompiledRuntime } from "./compiled-runtime.js";
+import { contentDigest, withoutFinalNewline } from "./compiled-runtime.js";
+import { cursorPrompts } from "./cursor-prompts.js";
+import { renderAttributes } from "./escape-xml-attribute.js";
+import { formatTimestamp } from "./format-timestamp.js";
+import { timeZoneSchema } from "./request-context-schema.js";
+import type {
+  FileReference,
+  SelectedContextItem,
+  UserMessageInput,
+} from "./user-message-schema.js";
+import { userMessageInputSchema } from "./user-message-schema.js";
+import { parseOrThrow } from "./validation-issues.js";
+
+const userTurnRuntimeInputSchema = z.strictObject({
+  mode: agentModeSchema,
+  message: userMessageInputSchema,
+  timestamp: z.union([
+    z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time with an offset" }),
+    z.date(),
+  ]),
+  timeZone: timeZoneSchema.optional(),
+});
+
+export interface UserTurnRuntimeInput {
+  readonly mode: AgentMode;
+  readonly message: UserMessageInput;
+  /** The turn's clock (the request's `timestamp`, or now): a Date or ISO 8601 with offset. */
+  readonly timestamp: string | Date;
+  /** IANA zone to show the time in (`requestContext.env.timeZone`); UTC when absent. */
+  readonly timeZone?: string | undefined;
+}
+
+/** Fixed tools the mode may call, in catalog order (MCP tools are never named here). */
+function fixedToolsForMode(mode: AgentMode): string {
+  return cursorPrompts.tools
+    .filter((tool) => tool.modes.includes(mode))
+    .map((tool) => tool.name)
+    .join(", ");
+}
+
+/** File bodies stay verbatim: the model must see code exactly as it is. */
+function contentElement(
+  tag: string,
+  attributes: Parameters<typeof renderAttributes>[0],
+  content: string,
+): string {
+  const open = `${tag}${renderAttributes(attributes)}`;
+  return content === "" ? `<${open}/>` : `<${open}>\n${withoutFinalNewline(content)}\n</${tag}>`;
+}
+
+function renderSelectedItem(item: SelectedContextItem): string {
+  switch (item.kind) {
+    case "file":
+      return contentElement("file", [["path", item.path]], item.content);
+    case "code":
+      return contentElement(
+        "code",
+        [
+          ["path", item.path],
+          ["lines", `${item.startLine}-${item.endLine}`],
+        ],
+        item.content,
+      );
+    case "terminal":
+      return contentElement("terminal", [["title", item.title]], item.content);
+    case "text":
+      return contentElement("text", [], item.content);
+    default: {
+      const exhaustive: never = item;
+      throw new Error(`unknown selected context kind ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}
+
+function wrap(tag: string, lines: readonly string[]): string {
+  return lines.length === 0 ? "" : `<${tag}>\n${lines.join("\n")}\n</${tag}>`;
+}
+
+function renderFiles(tag: string, files: readonly FileReference[] | undefined): string {
+  return wrap(
+    tag,
+    (files ?? []).map(
+      (file) =>
+        `<file${renderAttributes([
+          ["path", file.path],
+          ["total_lines", file.totalLines],
+          ["cursor_line", file.cursorLine],
+          ["focused", file.focused],
+        ])}/>`,
+    ),
+  );
+}
+
+/** What came with the query besides text: the images that follow the text part. */
+function renderActionContext(message: UserMessageInput): string {
+  const images = message.images ?? [];
+  if (images.length === 0) return "";
+  return wrap("attached_images", [
+    "The user attached these images to the query; they follow this text, in this order.",
+    ...images.map(
+      (image, index) =>
+        `<image${renderAttributes([
+          ["number", index + 1],
+          ["mime_type", image.mimeType],
+        ])}/>`,
+    ),
+  ]);
+}
+
+/**
+ * Renders the runtime message of a user turn from `prompt/cursor/<mode>/runtime.md`: the mode
+ * reminder, the time (in the request's time zone), open and recent files, selected context,
+ * attachments and the query, exactly once. Only turn-level material: rules, environment, skills
+ * and MCP data belong to the request context and never appear here.
+ */
+export function compileUserTurnRuntime(input: UserTurnRuntimeInput): CompiledRuntime {
+  const { mode, message, timestamp, timeZone } = parseOrThrow({
+    schema: userTurnRuntimeInputSchema,
+    input,
+    what: "user turn",
+  });
+  const instant = typeof timestamp === "string" ? new Date(timestamp) : timestamp;
+  const values = {
+    ALLOWED_TOOLS: fixedToolsForMode(mode),
+    OPEN_FILES: renderFiles("open_files", message.openFiles),
+    RECENT_FILES: renderFiles("recent_files", message.recentFiles),
+    SELECTED_CONTEXT: wrap(
+      "selected_context",
+      (message.selectedContext ?? []).map(renderSelectedItem),
+    ),
+    ACTION_CONTEXT: renderActionContext(message),
+    USER_QUERY: message.text.trimEnd(),
+  };
+  const template = cursorPrompts.runtime[mode];
+  const images: ContentPart[] = (message.images ?? []).map((image) => ({
+    type: "image",
+    mimeType: image.mimeType,
+    data: image.data,
+  }));
+  const text = template.render({
+    ...values,
+    TIMESTAMP: formatTimestamp({ instant, timeZone: timeZone ?? "UTC" }),
+  });
+  const timeless = template.render({ ...values, TIMESTAMP: "" });
+  return {
+    content: [{ type: "text", text }, ...images],
+    contentDigest: contentDigest([{ type: "text", text: timeless }, ...images]),
+  };
+}
