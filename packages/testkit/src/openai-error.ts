@@ -1,0 +1,99 @@
+import type { JsonAnswer, WireError } from "./wire-api.js";
+
+/**
+ * OpenAI's error envelope `{error: {message, type, param, code}}` with the real statuses and
+ * codes; shared by Responses and Chat Completions (`historyParam` is `input` or `messages`).
+ */
+export function openaiErrorAnswer({
+  error,
+  requestId,
+  historyParam,
+}: {
+  error: WireError;
+  requestId: string;
+  historyParam: string;
+}): JsonAnswer {
+  const headers: Record<string, string> = { "x-request-id": requestId };
+  const envelope = (input: {
+    status: number;
+    message: string;
+    type: string;
+    param: string | null;
+    code: string | null;
+  }): JsonAnswer => ({
+    status: input.status,
+    headers,
+    body: {
+      error: { message: input.message, type: input.type, param: input.param, code: input.code },
+    },
+  });
+  switch (error.kind) {
+    case "invalid-request":
+      return envelope({
+        status: 400,
+        message: error.message,
+        type: "invalid_request_error",
+        param: error.param ?? null,
+        code: null,
+      });
+    case "context-overflow":
+      return envelope({
+        status: 400,
+        message: `This model's maximum context length is ${error.contextWindow} tokens. However, your input resulted in ${error.inputTokens} tokens. Please reduce the length of the input.`,
+        type: "invalid_request_error",
+        param: historyParam,
+        code: "context_length_exceeded",
+      });
+    case "status": {
+      if (error.retryAfterSeconds !== undefined) {
+        headers["retry-after"] = String(error.retryAfterSeconds);
+        headers["retry-after-ms"] = String(Math.round(error.retryAfterSeconds * 1000));
+      }
+      switch (error.status) {
+        case 401:
+          return envelope({
+            status: 401,
+            message: error.message ?? "Incorrect API key provided.",
+            type: "invalid_request_error",
+            param: null,
+            code: "invalid_api_key",
+          });
+        case 429:
+          return envelope({
+            status: 429,
+            message:
+              error.message ??
+              `Rate limit reached for requests. Please try again in ${error.retryAfterSeconds ?? 1}s.`,
+            type: "requests",
+            param: null,
+            code: "rate_limit_exceeded",
+          });
+        case 500:
+          return envelope({
+            status: 500,
+            message: error.message ?? "The server had an error while processing your request.",
+            type: "server_error",
+            param: null,
+            code: null,
+          });
+        case 503:
+        case 529:
+          return envelope({
+            status: error.status,
+            message: error.message ?? "The engine is currently overloaded, please try again later.",
+            type: "server_error",
+            param: null,
+            code: null,
+          });
+        default: {
+          const exhaustive: never = error.status;
+          throw new Error(`unknown status ${String(exhaustive)}`);
+        }
+      }
+    }
+    default: {
+      const exhaustive: never = error;
+      throw new Error(`unknown error ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}
