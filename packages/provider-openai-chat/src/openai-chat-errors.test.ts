@@ -111,6 +111,10 @@ describe("classifyOpenAIChatError", () => {
     expect(NetworkError.isInstance(classify(new TypeError("terminated")))).toBe(true);
     const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
     expect(NetworkError.isInstance(classify(reset))).toBe(true);
+    const closed = new TypeError("network error", { cause: { code: "UND_ERR_SOCKET" } });
+    expect(NetworkError.isInstance(classify(closed))).toBe(true);
+    const bug = new TypeError("Cannot read properties of undefined (reading 'x')");
+    expect(classify(bug)).toBe(bug);
   });
 
   it("reports an abort as RunCancelledError, whatever the SDK threw", () => {

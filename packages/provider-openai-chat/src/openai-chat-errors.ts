@@ -48,14 +48,23 @@ function isOverflow(error: APIError): boolean {
   );
 }
 
-// Transport failures that reach us unwrapped: undici's `TypeError: terminated` when a socket
-// closes mid-body, and Node socket errors.
+// Transport failures that reach us unwrapped (the SDK wraps only those before the response):
+// undici's `TypeError: terminated` when a socket closes mid-body, and Node socket errors. Other
+// TypeErrors are bugs and must not be retried as if they were transient.
+const networkErrorCode =
+  /^(ECONN|EPIPE|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|UND_ERR)/;
+
+function hasNetworkCode(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" && networkErrorCode.test(code);
+}
+
 function isTransportFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  if (error instanceof TypeError) return true;
-  const code = (error as { code?: unknown }).code;
+  if (hasNetworkCode(error) || hasNetworkCode(error.cause)) return true;
   return (
-    typeof code === "string" && /^(ECONN|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|UND_ERR)/.test(code)
+    error instanceof TypeError &&
+    (error.message === "terminated" || error.message === "fetch failed")
   );
 }
 
