@@ -85,3 +85,58 @@ export {
   createToolResultMessage,
   createUserMessage,
 } from "./message-builders.js";
+export { collectStream, emptyDraft, raceAbort } from "./collect-stream.js";
+export type { StreamDraft, StreamSink } from "./collect-stream.js";
+export { compactHistory, createCompactor } from "./compact-history.js";
+export type {
+  CompactionRequest,
+  CompactionResult,
+  CompactionTrigger,
+  CompactorConfig,
+  PersistEpoch,
+} from "./compact-history.js";
+export { compactionReplacement, partitionHistory } from "./compaction-partition.js";
+export type { CompactionPartition } from "./compaction-partition.js";
+export {
+  defaultFallbackSummaryChars,
+  defaultFallbackSummaryHeader,
+  fallbackSummary,
+} from "./fallback-summary.js";
+export { describeLoopError } from "./loop-error.js";
+export type { LoopError } from "./loop-error.js";
+export { runModelLoop } from "./model-loop.js";
+export type {
+  CommitBatch,
+  CommitPort,
+  ModelLoopCompaction,
+  ModelLoopEvent,
+  ModelLoopOptions,
+  ModelLoopOutcome,
+} from "./model-loop-types.js";
+export {
+  defaultTranscriptToolResultChars,
+  renderMessage,
+  splitTurns,
+} from "./render-transcript.js";
+export { defaultRetryPolicy, retryDelayMs, systemClock } from "./retry-policy.js";
+export type { Clock, RetryPolicy } from "./retry-policy.js";
+export { currentTurnMessages, nextAssistantStep, openCallsAfter } from "./run-state.js";
+export {
+  buildSummarizerRequest,
+  defaultSummarizerInputTokens,
+  summarizerInputMessageId,
+} from "./summarizer-request.js";
+export type { SummarizerRequestOptions } from "./summarizer-request.js";
+export {
+  countMessageTokens,
+  countTextTokens,
+  imageTokenEstimate,
+  messageOverheadTokens,
+} from "./token-count.js";
+export {
+  contextBudget,
+  defaultReserveTokens,
+  estimateRequestTokens,
+  tokenAnchorFor,
+} from "./token-estimate.js";
+export type { TokenAnchor } from "./token-estimate.js";

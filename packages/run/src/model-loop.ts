@@ -1,0 +1,224 @@
+import type { CanonicalMessage } from "./canonical-message.js";
+import { collectStream, emptyDraft } from "./collect-stream.js";
+import type { StreamDraft } from "./collect-stream.js";
+import type { CompactionTrigger } from "./compact-history.js";
+import { ContextOverflowError, ProviderError, RunCancelledError } from "./errors.js";
+import { LoopFailure, describeLoopError } from "./loop-error.js";
+import { createAssistantMessage } from "./message-builders.js";
+import type { ModelRequest } from "./model-request.js";
+import type { ModelLoopOptions, ModelLoopOutcome } from "./model-loop-types.js";
+import { defaultRetryPolicy, retryDelayMs, systemClock } from "./retry-policy.js";
+import { currentTurnMessages, nextAssistantStep, openCallsAfter } from "./run-state.js";
+import { estimateRequestTokens, tokenAnchorFor } from "./token-estimate.js";
+import { toModelRequest } from "./to-model-request.js";
+
+interface LoopState {
+  pending: readonly CanonicalMessage[];
+  /** Messages of this turn that reached the history (via `commit` or a compaction). */
+  readonly appended: CanonicalMessage[];
+  readonly compactions: { epoch: number; trigger: CompactionTrigger }[];
+}
+
+/**
+ * One model turn over ports: project → stream → commit [pending + assistant] → append. Ends
+ * `awaiting-tools` when the assistant called tools (call again with the results as `pending`),
+ * `completed` on a final answer. A failed or cancelled model call commits nothing. Transient
+ * errors are retried with backoff while nothing was shown to the client yet; a context overflow
+ * compacts once and retries once. Never throws: failures come back as `reason: "failed"`.
+ */
+export async function runModelLoop(options: ModelLoopOptions): Promise<ModelLoopOutcome> {
+  const state: LoopState = { pending: options.pending, appended: [], compactions: [] };
+  try {
+    return await loop(options, state);
+  } catch (error) {
+    const { appended, compactions } = state;
+    if (options.signal?.aborted || RunCancelledError.isInstance(error)) {
+      return { reason: "cancelled", appended, compactions };
+    }
+    return { reason: "failed", error: describeLoopError(error), appended, compactions };
+  }
+}
+
+async function commitBatch(
+  options: ModelLoopOptions,
+  state: LoopState,
+  messages: readonly CanonicalMessage[],
+): Promise<void> {
+  const { history } = options;
+  history.check(messages);
+  if (options.signal?.aborted) throw new RunCancelledError({ cause: options.signal.reason });
+  await options.commit({
+    conversationId: options.conversationId,
+    runId: options.runId,
+    epoch: history.epoch,
+    baseHeadDigest: history.headDigest,
+    messages,
+  });
+  state.appended.push(...history.append(messages).appended);
+  state.pending = [];
+}
+
+async function compact(
+  options: ModelLoopOptions,
+  state: LoopState,
+  trigger: CompactionTrigger,
+): Promise<void> {
+  const { history, compaction } = options;
+  if (compaction === undefined) return;
+  const pending = history.check(state.pending).appended;
+  const current = currentTurnMessages({
+    history,
+    pending,
+    ...(options.currentInitialMessages ? { initial: options.currentInitialMessages } : {}),
+  });
+  const before = history.epoch;
+  try {
+    await compaction.compact({ reason: "auto", trigger, history, current, signal: options.signal });
+  } catch (error) {
+    if (options.signal?.aborted || RunCancelledError.isInstance(error)) throw error;
+    const { message } = describeLoopError(error);
+    throw new LoopFailure({ code: "compaction_failed", message, cause: error });
+  }
+  if (history.epoch <= before || current.some((message) => !history.has(message.id))) {
+    throw new LoopFailure({
+      code: "compaction_failed",
+      message: "the compaction port did not start an epoch ending with the current messages",
+    });
+  }
+  state.appended.push(...pending.map((message) => history.get(message.id) ?? message));
+  state.pending = [];
+  state.compactions.push({ epoch: history.epoch, trigger });
+  options.onEvent?.({ type: "compaction", data: { reason: "auto", epoch: history.epoch } });
+}
+
+function project(options: ModelLoopOptions, pending: readonly CanonicalMessage[]): ModelRequest {
+  const { messages } = options.history;
+  return toModelRequest({
+    conversationId: options.conversationId,
+    model: options.model,
+    promptSpec: options.promptSpec,
+    messages: pending.length === 0 ? messages : [...messages, ...pending],
+    allowedTools: options.allowedTools,
+    maxToolResultChars: options.maxToolResultChars,
+    userTailText: options.userTailText,
+    maxOutputTokens: options.maxOutputTokens,
+  });
+}
+
+async function loop(options: ModelLoopOptions, state: LoopState): Promise<ModelLoopOutcome> {
+  const { history, signal, compaction } = options;
+  if (signal?.aborted) throw new RunCancelledError({ cause: signal.reason });
+  const initial = history.check(state.pending).appended;
+  if (openCallsAfter(history, initial).length > 0) {
+    // Some results are still missing: keep the ones that arrived and wait for the rest.
+    if (initial.length > 0) await commitBatch(options, state, initial);
+    return { reason: "awaiting-tools", appended: state.appended, compactions: state.compactions };
+  }
+  const step = nextAssistantStep(history, options.runId);
+  if (options.maxSteps !== undefined && step >= options.maxSteps) {
+    throw new LoopFailure({
+      code: "max_steps",
+      message: `run ${options.runId} reached its limit of ${options.maxSteps} model calls`,
+    });
+  }
+  const policy = { ...defaultRetryPolicy, ...options.retry };
+  const clock = options.clock ?? systemClock;
+  let retries = 0;
+  let budgetChecked = false;
+  let overflowCompacted = false;
+  for (;;) {
+    const pending = history.check(state.pending).appended;
+    const request = project(options, pending);
+    if (compaction?.budgetTokens !== undefined && !budgetChecked) {
+      budgetChecked = true;
+      const estimate = estimateRequestTokens({
+        request,
+        epoch: history.epoch,
+        anchor: compaction.tokenAnchor,
+        ...(compaction.countTokens ? { countTokens: compaction.countTokens } : {}),
+      });
+      if (estimate > compaction.budgetTokens) {
+        await compact(options, state, "budget");
+        continue;
+      }
+    }
+    const draft = emptyDraft();
+    try {
+      await collectStream({
+        provider: options.provider,
+        request,
+        signal,
+        draft,
+        sink: (event) =>
+          options.onEvent?.(
+            event.type === "usage"
+              ? { type: "usage", data: event.usage }
+              : { type: event.type, data: { text: event.text } },
+          ),
+      });
+    } catch (error) {
+      if (signal?.aborted || RunCancelledError.isInstance(error)) throw error;
+      if (ContextOverflowError.isInstance(error) && compaction && !overflowCompacted) {
+        overflowCompacted = true;
+        await compact(options, state, "overflow");
+        continue;
+      }
+      // Once the client saw text of this attempt it cannot un-see it: no retry then.
+      if (ProviderError.isInstance(error) && !draft.emittedDelta) {
+        retries += 1;
+        const delayMs = retryDelayMs({ error, retry: retries, policy });
+        if (delayMs !== undefined) {
+          options.onEvent?.({
+            type: "retry",
+            data: { attempt: retries, delayMs, error: describeLoopError(error) },
+          });
+          await clock.sleep(delayMs, signal);
+          continue;
+        }
+      }
+      throw error;
+    }
+    return finish(options, state, { request, pending, draft, step });
+  }
+}
+
+async function finish(
+  options: ModelLoopOptions,
+  state: LoopState,
+  call: {
+    request: ModelRequest;
+    pending: readonly CanonicalMessage[];
+    draft: StreamDraft;
+    step: number;
+  },
+): Promise<ModelLoopOutcome> {
+  const { draft, request } = call;
+  const { history, provider } = options;
+  const epoch = history.epoch;
+  const toolCalls = [...draft.toolCalls].sort((a, b) => a.index - b.index);
+  const assistant = createAssistantMessage({
+    runId: options.runId,
+    step: call.step,
+    text: draft.text,
+    reasoning: draft.reasoning,
+    toolCalls,
+    replay: draft.replay === undefined ? {} : { [provider.id]: draft.replay },
+  });
+  await commitBatch(options, state, [...call.pending, assistant]);
+  for (const { callId, name, arguments: args } of toolCalls) {
+    options.onEvent?.({ type: "tool.call", data: { callId, name, arguments: args } });
+  }
+  return {
+    reason: toolCalls.length > 0 ? "awaiting-tools" : "completed",
+    appended: state.appended,
+    assistant: history.get(assistant.id) as typeof assistant,
+    ...(draft.finishReason === undefined ? {} : { finishReason: draft.finishReason }),
+    ...(draft.usage === undefined
+      ? {}
+      : {
+          usage: draft.usage,
+          tokenAnchor: tokenAnchorFor({ request, epoch, inputTokens: draft.usage.inputTokens }),
+        }),
+    compactions: state.compactions,
+  };
+}

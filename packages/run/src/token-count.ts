@@ -1,0 +1,88 @@
+import { createRequire } from "node:module";
+import type * as O200k from "gpt-tokenizer/encoding/o200k_base";
+import type { ModelMessage } from "./model-request.js";
+
+type CountTokens = (text: string) => number;
+type O200kModule = typeof O200k;
+
+let o200kCount: CountTokens | undefined;
+
+// gpt-tokenizer's o200k tables take ~0.5 s to load, so they are loaded on first use rather than
+// by every importer of this package (provider packages never count tokens).
+function loadO200k(): CountTokens {
+  if (o200kCount === undefined) {
+    const require = createRequire(import.meta.url);
+    const tokenizer = require("gpt-tokenizer/encoding/o200k_base") as O200kModule;
+    o200kCount = tokenizer.countTokens;
+  }
+  return o200kCount;
+}
+
+/**
+ * BPE merging is quadratic in the length of one pre-tokenised word, so a long run without spaces
+ * (minified code, base64) can take seconds. Counting fixed-size chunks keeps it linear and is
+ * within ~1% of the whole-text count.
+ */
+const chunkChars = 2_000;
+
+/** o200k token count of a text (the GPT-4o/GPT-5 encoding; an estimate for other families). */
+export function countTextTokens(text: string): number {
+  const count = loadO200k();
+  if (text.length <= chunkChars) return count(text);
+  let total = 0;
+  for (let start = 0; start < text.length; start += chunkChars) {
+    total += count(text.slice(start, start + chunkChars));
+  }
+  return total;
+}
+
+/** Per-message framing tokens (role markers) that every chat format adds. */
+export const messageOverheadTokens = 4;
+/** A flat estimate for an image; providers bill images by size, which the core does not know. */
+export const imageTokenEstimate = 1_600;
+
+// Projected messages are frozen and memoised by toModelRequest, so each is counted once per
+// counter function.
+const messageTokenCaches = new WeakMap<CountTokens, WeakMap<ModelMessage, number>>();
+
+function cacheFor(countTokens: CountTokens): WeakMap<ModelMessage, number> {
+  let cache = messageTokenCaches.get(countTokens);
+  if (cache === undefined) {
+    cache = new WeakMap();
+    messageTokenCaches.set(countTokens, cache);
+  }
+  return cache;
+}
+
+/** Estimated input tokens of one projected message. Opaque replay state is not counted. */
+export function countMessageTokens(
+  message: ModelMessage,
+  countTokens: CountTokens = countTextTokens,
+): number {
+  const cache = Object.isFrozen(message) ? cacheFor(countTokens) : undefined;
+  const cached = cache?.get(message);
+  if (cached !== undefined) return cached;
+  let total = messageOverheadTokens;
+  switch (message.role) {
+    case "user":
+      for (const part of message.content) {
+        total += part.type === "text" ? countTokens(part.text) : imageTokenEstimate;
+      }
+      break;
+    case "assistant":
+      total += countTokens(message.text) + countTokens(message.reasoning);
+      for (const call of message.toolCalls) {
+        total += messageOverheadTokens + countTokens(call.name) + countTokens(call.arguments);
+      }
+      break;
+    case "tool":
+      total += countTokens(message.content) + (message.image ? imageTokenEstimate : 0);
+      break;
+    default: {
+      const exhaustive: never = message;
+      throw new Error(`unknown model message ${JSON.stringify(exhaustive)}`);
+    }
+  }
+  cache?.set(message, total);
+  return total;
+}

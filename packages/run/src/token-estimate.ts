@@ -1,0 +1,104 @@
+import type { ModelRequest } from "./model-request.js";
+import type { ToolSpec } from "./prompt-spec.js";
+import { countMessageTokens, countTextTokens } from "./token-count.js";
+
+/**
+ * What the provider reported for the last successful call: `inputTokens` covered the first
+ * `messageCount` projected messages of epoch `epoch` (plus instructions and tools). Later
+ * estimates start from it and count only what was appended since.
+ */
+export interface TokenAnchor {
+  readonly epoch: number;
+  readonly messageCount: number;
+  readonly inputTokens: number;
+}
+
+/** Output tokens (and slack for the estimate's error) kept free below the context window. */
+export const defaultReserveTokens = 20_000;
+
+/**
+ * The input token budget: the context window minus a reserve for the answer. With
+ * `maxOutputTokens` the reserve is at least that.
+ */
+export function contextBudget({
+  contextWindowTokens,
+  reserveTokens = defaultReserveTokens,
+  maxOutputTokens = 0,
+}: {
+  contextWindowTokens: number;
+  reserveTokens?: number;
+  maxOutputTokens?: number;
+}): number {
+  return Math.max(0, contextWindowTokens - Math.max(reserveTokens, maxOutputTokens));
+}
+
+// Instructions and tools are fixed per prompt spec; the frozen tools array identifies it. Kept
+// for the last counter used only (one tokenizer per process in practice).
+const specTokenCache = new WeakMap<
+  readonly ToolSpec[],
+  { instructions: string; countTokens: (text: string) => number; tokens: number }
+>();
+
+function countSpecTokens(request: ModelRequest, countTokens: (text: string) => number): number {
+  const cached = specTokenCache.get(request.tools);
+  if (
+    cached !== undefined &&
+    cached.instructions === request.instructions &&
+    cached.countTokens === countTokens
+  ) {
+    return cached.tokens;
+  }
+  const tokens =
+    countTokens(request.instructions) +
+    request.tools.reduce(
+      (sum, tool) =>
+        sum + countTokens(`${tool.name}\n${tool.description}\n${JSON.stringify(tool.inputSchema)}`),
+      0,
+    );
+  if (Object.isFrozen(request.tools)) {
+    specTokenCache.set(request.tools, { instructions: request.instructions, countTokens, tokens });
+  }
+  return tokens;
+}
+
+/**
+ * Estimated input tokens of `request`. With an anchor from the same epoch this is the anchor's
+ * provider-counted `inputTokens` plus a tokenizer count of the messages after it, so the work
+ * is O(messages since the last call). Without one, every message is counted (each projected
+ * message's count is memoised, so a long history is tokenised once per process, not per turn).
+ */
+export function estimateRequestTokens({
+  request,
+  epoch,
+  anchor,
+  countTokens = countTextTokens,
+}: {
+  request: ModelRequest;
+  epoch: number;
+  anchor?: TokenAnchor | undefined;
+  countTokens?: (text: string) => number;
+}): number {
+  const { messages } = request;
+  const anchored =
+    anchor !== undefined && anchor.epoch === epoch && anchor.messageCount <= messages.length;
+  let total = anchored ? anchor.inputTokens : countSpecTokens(request, countTokens);
+  for (let i = anchored ? anchor.messageCount : 0; i < messages.length; i += 1) {
+    total += countMessageTokens(messages[i]!, countTokens);
+  }
+  return total;
+}
+
+/** The anchor to keep after a successful call on `request` (its transient tail excluded). */
+export function tokenAnchorFor({
+  request,
+  epoch,
+  inputTokens,
+}: {
+  request: ModelRequest;
+  epoch: number;
+  inputTokens: number;
+}): TokenAnchor {
+  const last = request.messages.at(-1);
+  const tail = last?.role === "user" && last.source === "tail" ? 1 : 0;
+  return { epoch, messageCount: request.messages.length - tail, inputTokens };
+}
