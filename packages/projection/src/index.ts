@@ -12,8 +12,9 @@ export { planBackgroundCompletions, planInjectedContext } from "./plan-runtime-e
 export type { CompiledBackgroundCompletion, CompiledInjection } from "./plan-runtime-events.js";
 export { planSummarize } from "./plan-summarize.js";
 export { planToolResults } from "./plan-tool-results.js";
-export type { ToolResultInput } from "./plan-tool-results.js";
+export type { SubmittedToolResult } from "./plan-tool-results.js";
 export { planUserTurn } from "./plan-user-turn.js";
+export { prepareTurn } from "./prepare-turn.js";
 export type { CompiledUserTurn } from "./plan-user-turn.js";
 export {
   ConversationMismatchError,

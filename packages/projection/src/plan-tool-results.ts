@@ -7,7 +7,7 @@ import { finalizeTurnPlan } from "./turn-plan.js";
 import type { TurnPlan } from "./turn-plan.js";
 
 /** One result the client ran for a tool call. */
-export interface ToolResultInput {
+export interface SubmittedToolResult {
   readonly callId: string;
   readonly output: string;
   readonly isError?: boolean | undefined;
@@ -27,7 +27,7 @@ export function planToolResults({
 }: {
   head: ConversationHead;
   runId: string;
-  results: readonly ToolResultInput[];
+  results: readonly SubmittedToolResult[];
   allowedTools?: readonly string[] | undefined;
 }): TurnPlan {
   const pending = head.history
@@ -92,7 +92,7 @@ export function planToolResults({
 
 function resultMessage(
   call: { readonly callId: string; readonly name: string },
-  result: ToolResultInput,
+  result: SubmittedToolResult,
 ): ToolResultMessage {
   return createToolResultMessage({
     callId: call.callId,

@@ -1,0 +1,50 @@
+import { createRuntimeMessage, HistoryLog } from "@cursor/run";
+import { describe, expect, it } from "vitest";
+import {
+  createConversationHead,
+  findTurn,
+  isDelivered,
+  isRecordedMessageId,
+} from "./conversation-head.js";
+
+const turn = {
+  clientMessageId: "t1",
+  eventId: "bg.shell.t1.-",
+  runId: "r1",
+  messageIds: ["runtime:bg.shell.t1.-"],
+};
+
+describe("conversation head", () => {
+  it("validates turn records at the boundary", () => {
+    expect(() =>
+      createConversationHead({ conversationId: "c1", turns: [{ ...turn, extra: 1 }] }),
+    ).toThrow();
+    expect(() => createConversationHead({ conversationId: "bad id" })).toThrow();
+    const head = createConversationHead({ conversationId: "c1", turns: [turn], lastRunId: "r1" });
+    expect(head).toMatchObject({ conversationId: "c1", turns: [turn], lastRunId: "r1" });
+    expect(head.history.epoch).toBe(0);
+    expect(Object.isFrozen(head.turns)).toBe(true);
+  });
+
+  it("knows delivered events from turn records (any epoch) and from the current epoch", () => {
+    const recorded = createConversationHead({ conversationId: "c1", turns: [turn] });
+    expect(findTurn(recorded, "bg.shell.t1.-")).toEqual(turn);
+    expect(isDelivered(recorded, "bg.shell.t1.-")).toBe(true);
+    expect(isRecordedMessageId(recorded, "runtime:bg.shell.t1.-")).toBe(true);
+    expect(isDelivered(recorded, "bg.shell.t2.-")).toBe(false);
+    const fromMessages = createConversationHead({
+      conversationId: "c1",
+      history: new HistoryLog({
+        messages: [
+          createRuntimeMessage({
+            eventId: "inject.i1",
+            runtimeKind: "injected-context",
+            content: [{ type: "text", text: "x" }],
+          }),
+        ],
+      }),
+    });
+    expect(isDelivered(fromMessages, "inject.i1")).toBe(true);
+    expect(findTurn(fromMessages, "inject.i1")).toBeUndefined();
+  });
+});
