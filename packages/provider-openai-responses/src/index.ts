@@ -18,6 +18,7 @@ export {
   classifyResponsesStatus,
   classifyResponsesStreamError,
   isContextOverflow,
+  isTransportFailure,
   parseRetryAfterMs,
   toResponsesError,
 } from "./responses-errors.js";

@@ -85,7 +85,7 @@ describe("toResponsesError", () => {
       now,
     });
     expect(InvalidRequestError.isInstance(invalid)).toBe(true);
-    expect(invalid.message).toBe("400 bad");
+    expect(invalid).toMatchObject({ message: "400 bad" });
 
     expect(AuthenticationError.isInstance(toResponsesError(httpError(401, {}), { now }))).toBe(
       true,
@@ -130,7 +130,11 @@ describe("toResponsesError", () => {
     );
     const cut = toResponsesError(new TypeError("terminated"), { now });
     expect(NetworkError.isInstance(cut)).toBe(true);
-    expect(cut.message).toBe("the stream broke: terminated");
+    expect(cut).toMatchObject({ message: "the stream broke: terminated" });
+    const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+    expect(NetworkError.isInstance(toResponsesError(reset, { now }))).toBe(true);
+    const closed = new TypeError("network error", { cause: { code: "UND_ERR_SOCKET" } });
+    expect(NetworkError.isInstance(toResponsesError(closed, { now }))).toBe(true);
     expect(
       ProviderServerError.isInstance(
         toResponsesError(new SyntaxError("Unexpected token"), { now }),
@@ -146,6 +150,11 @@ describe("toResponsesError", () => {
       undefined,
     );
     expect(ContextOverflowError.isInstance(toResponsesError(inStream, { now }))).toBe(true);
+  });
+
+  it("returns bugs unchanged instead of passing them off as transient", () => {
+    const bug = new TypeError("Cannot read properties of undefined (reading 'x')");
+    expect(toResponsesError(bug, { now })).toBe(bug);
   });
 
   it("passes typed errors through unchanged", () => {

@@ -107,12 +107,30 @@ export function classifyResponsesStreamError({
   return new ProviderServerError(options);
 }
 
+// Transport failures that reach the adapter unwrapped (the SDK wraps only those before the
+// response arrives): undici's `TypeError: terminated` / `fetch failed` when a socket closes, and
+// Node or undici socket error codes, on the error or its cause.
+const transportErrorCode =
+  /^(?:ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|UND_ERR)/;
+
+function hasTransportCode(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || !("code" in value)) return false;
+  return typeof value.code === "string" && transportErrorCode.test(value.code);
+}
+
+export function isTransportFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (hasTransportCode(error) || hasTransportCode(error.cause)) return true;
+  return error instanceof TypeError && /^(?:terminated|fetch failed)$/.test(error.message);
+}
+
 /**
  * Any failure of a stream call as a typed `@cursor/run` error. Typed errors pass through; an
- * abort becomes `RunCancelledError`; connection failures and broken response bodies (the only
- * other source of throws once the request is on its way) become `NetworkError`.
+ * abort becomes `RunCancelledError`; connection failures and broken response bodies become
+ * `NetworkError`. Anything else is a bug, not a provider failure, and is returned unchanged so
+ * that it is not retried as if it were transient.
  */
-export function toResponsesError(error: unknown, { now }: { now: number }): CursorError {
+export function toResponsesError(error: unknown, { now }: { now: number }): unknown {
   if (CursorError.isInstance(error)) return error;
   if (error instanceof APIUserAbortError) return new RunCancelledError({ cause: error });
   if (error instanceof APIConnectionError) {
@@ -138,13 +156,17 @@ export function toResponsesError(error: unknown, { now }: { now: number }): Curs
       cause: error,
     });
   }
+  if (isTransportFailure(error)) {
+    const message = error instanceof Error ? error.message : String(error);
+    return new NetworkError({ message: `the stream broke: ${message}`, providerId, cause: error });
+  }
   if (error instanceof SyntaxError) {
+    // The SDK parses each SSE data line as JSON; a line that is not JSON is the server's fault.
     return new ProviderServerError({
       message: `malformed stream data: ${error.message}`,
       providerId,
       cause: error,
     });
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return new NetworkError({ message: `the stream broke: ${message}`, providerId, cause: error });
+  return error;
 }

@@ -30,9 +30,10 @@ function reasoningConfig(
 }
 
 /**
- * The streaming request body for one model call. Pure: it reads the (frozen) request and the
- * settings only, builds fresh objects in a fixed key order and shares nothing mutable with the
- * request, so equal inputs give byte-equal `JSON.stringify` output.
+ * The streaming request body for one model call. Pure: it reads the request and the settings
+ * only and builds fresh objects in a fixed key order (tool schemas, already canonical and frozen
+ * in the prompt spec, are shared rather than copied), so equal inputs give byte-equal
+ * `JSON.stringify` output and the request is never written to.
  *
  * `store: false` keeps the API stateless (the canonical history is the only state), which is why
  * encrypted reasoning is requested and replayed instead of referring to stored items.
