@@ -36,6 +36,11 @@ export interface OpenAIResponsesAdapterOptions {
   readonly reasoningEffort?: ResponsesReasoningEffort;
   /** Defaults to `auto` when `reasoningEffort` is set. */
   readonly reasoningSummary?: ResponsesReasoningSummary;
+  /**
+   * Ask for (and replay) encrypted reasoning; default true. Set false for models without
+   * reasoning (gpt-4o, gpt-4.1, gpt-5-chat), which refuse the `include` with a 400.
+   */
+  readonly encryptedReasoning?: boolean;
   /** A custom fetch (proxies, tests). */
   readonly fetch?: typeof fetch;
 }
@@ -56,6 +61,9 @@ export function createOpenAIResponsesAdapter(
     ...(options.reasoningSummary === undefined
       ? {}
       : { reasoningSummary: options.reasoningSummary }),
+    ...(options.encryptedReasoning === undefined
+      ? {}
+      : { encryptedReasoning: options.encryptedReasoning }),
   };
   let client: OpenAI | undefined;
 

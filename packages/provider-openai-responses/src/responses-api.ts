@@ -106,7 +106,8 @@ export interface ResponsesBody {
   reasoning?: ResponsesReasoningConfig;
   max_output_tokens?: number;
   store: false;
-  include: "reasoning.encrypted_content"[];
+  /** Absent only when the adapter is told the model has no encrypted reasoning. */
+  include?: "reasoning.encrypted_content"[];
   stream: true;
   prompt_cache_key: string;
   prompt_cache_retention?: ResponsesPromptCacheRetention;

@@ -271,4 +271,17 @@ describe("serializeResponsesRequest", () => {
     expect(body.prompt_cache_retention).toBe("in_memory");
     expect(Object.keys(body).slice(-2)).toEqual(["prompt_cache_key", "prompt_cache_retention"]);
   });
+
+  it("leaves out the encrypted reasoning include for models without reasoning", () => {
+    const request = codingSession().turn1Call1;
+    const { body } = serializeResponsesRequest({
+      request,
+      settings: { encryptedReasoning: false },
+    });
+    expect(body.include).toBeUndefined();
+    expect(body.store).toBe(false);
+    expect(
+      serializeResponsesRequest({ request, settings: { encryptedReasoning: true } }).body.include,
+    ).toEqual(["reasoning.encrypted_content"]);
+  });
 });

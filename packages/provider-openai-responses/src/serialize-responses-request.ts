@@ -16,6 +16,11 @@ export interface ResponsesSerializeSettings {
   readonly reasoningEffort?: ResponsesReasoningEffort;
   /** Defaults to `auto` when `reasoningEffort` is set, so reasoning summaries stream. */
   readonly reasoningSummary?: ResponsesReasoningSummary;
+  /**
+   * Default true. Models without reasoning (gpt-4o, gpt-4.1, gpt-5-chat) refuse
+   * `include: ["reasoning.encrypted_content"]` with a 400; set false for them.
+   */
+  readonly encryptedReasoning?: boolean;
 }
 
 function reasoningConfig(
@@ -59,7 +64,7 @@ export function serializeResponsesRequest({
       ? {}
       : { max_output_tokens: request.maxOutputTokens }),
     store: false,
-    include: ["reasoning.encrypted_content"],
+    ...(settings.encryptedReasoning === false ? {} : { include: ["reasoning.encrypted_content"] }),
     stream: true,
     prompt_cache_key: responsesPromptCacheKey(request.conversationId),
     ...(settings.promptCacheRetention === undefined
