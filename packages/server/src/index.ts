@@ -1,1 +1,19 @@
-export const packageName = "@cursor/server";
+export { ConfigError, isLoopbackHost, loadConfig } from "./config.js";
+export type { GatewayConfig, ProviderName } from "./config.js";
+export { ConversationService } from "./conversation-service.js";
+export type { ConversationServiceOptions, PreparedRun } from "./conversation-service.js";
+export { startGateway } from "./start-gateway.js";
+export type { RunningGateway, StartGatewayOptions } from "./start-gateway.js";
+export { buildApp, maxBodyBytes } from "./http/build-app.js";
+export { providerHistoryItems, sharedPrefixItems } from "./providers/provider-history-items.js";
+export { SqliteStore, StoreError } from "./store/sqlite-store.js";
+export type { StoreErrorReason } from "./store/sqlite-store.js";
+export type {
+  CommitInput,
+  GatewayStore,
+  HeadVersion,
+  RunStatus,
+  StoredConversation,
+  StoredRun,
+  UsageTotals,
+} from "./store/gateway-store.js";

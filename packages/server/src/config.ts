@@ -1,0 +1,128 @@
+import { CursorError } from "@cursor/run";
+import { z } from "zod";
+
+const providerNames = ["openai-responses", "openai-chat", "anthropic", "simulated"] as const;
+export type ProviderName = (typeof providerNames)[number];
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+
+const environmentSchema = z.object({
+  CURSOR_GATEWAY_HOST: optionalText,
+  CURSOR_GATEWAY_PORT: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{1,5}$/, "a port number")
+      .transform(Number)
+      .refine((port) => port <= 65535, "a port number up to 65535")
+      .optional(),
+  ),
+  CURSOR_GATEWAY_DATA_DIR: optionalText,
+  CURSOR_GATEWAY_PROVIDER: optionalText.pipe(z.enum(providerNames).optional()),
+  CURSOR_GATEWAY_MODEL: optionalText,
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: optionalText.pipe(z.url().optional()),
+  ANTHROPIC_API_KEY: optionalText,
+  ANTHROPIC_BASE_URL: optionalText.pipe(z.url().optional()),
+  CURSOR_GATEWAY_TOKENS: optionalText,
+  CURSOR_GATEWAY_CHECKPOINT_SECRET: optionalText.pipe(
+    z.string().min(32, "at least 32 characters").optional(),
+  ),
+  CURSOR_GATEWAY_CONTEXT_WINDOW: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d+$/, "a whole number of tokens")
+      .transform(Number)
+      .refine((tokens) => tokens >= 4096, "at least 4096 tokens")
+      .optional(),
+  ),
+});
+
+export interface GatewayConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly provider: ProviderName;
+  readonly model: string;
+  readonly openai: { readonly apiKey?: string; readonly baseURL?: string };
+  readonly anthropic: { readonly apiKey?: string; readonly baseURL?: string };
+  /** Bearer tokens; each is one tenant. Empty: no auth (loopback only). */
+  readonly tokens: readonly string[];
+  /** Undefined: generated once and kept in the data folder. */
+  readonly checkpointSecret?: string;
+  readonly contextWindow: number;
+}
+
+const defaultModels: Record<ProviderName, string> = {
+  "openai-responses": "gpt-5",
+  "openai-chat": "gpt-5",
+  anthropic: "claude-sonnet-4-5",
+  simulated: "simulated-model",
+};
+
+const configErrorMarker = Symbol.for("cursor.error.config");
+/** The environment does not describe a runnable gateway; lists every problem at once. */
+export class ConfigError extends CursorError {
+  readonly [configErrorMarker] = true;
+  readonly issues: readonly string[];
+  constructor({ issues }: { issues: readonly string[] }) {
+    super({
+      name: "ConfigError",
+      message: `invalid gateway configuration:\n${issues.map((issue) => `  - ${issue}`).join("\n")}`,
+    });
+    this.issues = issues;
+  }
+  static override isInstance(error: unknown): error is ConfigError {
+    return typeof error === "object" && error !== null && configErrorMarker in error;
+  }
+}
+
+/** Reads the gateway configuration from environment variables (gateway-api.md). */
+export function loadConfig(environment: Record<string, string | undefined>): GatewayConfig {
+  const parsed = environmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    throw new ConfigError({
+      issues: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+    });
+  }
+  const env = parsed.data;
+  const provider: ProviderName =
+    env.CURSOR_GATEWAY_PROVIDER ??
+    (env.OPENAI_API_KEY ? "openai-responses" : env.ANTHROPIC_API_KEY ? "anthropic" : "simulated");
+  const issues: string[] = [];
+  if ((provider === "openai-responses" || provider === "openai-chat") && !env.OPENAI_API_KEY) {
+    issues.push(`CURSOR_GATEWAY_PROVIDER=${provider} needs OPENAI_API_KEY`);
+  }
+  if (provider === "anthropic" && !env.ANTHROPIC_API_KEY) {
+    issues.push("CURSOR_GATEWAY_PROVIDER=anthropic needs ANTHROPIC_API_KEY");
+  }
+  const tokens = (env.CURSOR_GATEWAY_TOKENS ?? "")
+    .split(",")
+    .map((token) => token.trim())
+    .filter((token) => token.length > 0);
+  if (tokens.some((token) => token.length < 16)) {
+    issues.push("CURSOR_GATEWAY_TOKENS: every token must be at least 16 characters");
+  }
+  if (issues.length > 0) throw new ConfigError({ issues });
+  return {
+    host: env.CURSOR_GATEWAY_HOST ?? "127.0.0.1",
+    port: env.CURSOR_GATEWAY_PORT ?? 8787,
+    dataDir: env.CURSOR_GATEWAY_DATA_DIR ?? "./.cursor-gateway",
+    provider,
+    model: env.CURSOR_GATEWAY_MODEL ?? defaultModels[provider],
+    openai: { apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL },
+    anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL },
+    tokens,
+    ...(env.CURSOR_GATEWAY_CHECKPOINT_SECRET === undefined
+      ? {}
+      : { checkpointSecret: env.CURSOR_GATEWAY_CHECKPOINT_SECRET }),
+    contextWindow: env.CURSOR_GATEWAY_CONTEXT_WINDOW ?? 200_000,
+  };
+}
+
+/** Auth may be off only when nobody but this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

@@ -1,0 +1,57 @@
+import type { CheckpointEncodeCache } from "@cursor/checkpoint";
+import { createCheckpointEncodeCache } from "@cursor/checkpoint";
+import type { ConversationHead } from "@cursor/projection";
+import type { CanonicalMessage, TokenAnchor } from "@cursor/run";
+import type { HeadVersion, UsageTotals } from "./store/gateway-store.js";
+
+/**
+ * One conversation as this process holds it: the projection head (its HistoryLog is the
+ * in-memory truth, appended to only after the store committed) plus what the store needs.
+ */
+export interface ConversationState {
+  readonly tenant: string;
+  readonly conversationId: string;
+  head: ConversationHead;
+  /** The store's head this state matches; null until the conversation is first stored. */
+  version: HeadVersion | null;
+  /**
+   * Messages hydrated from a client checkpoint that the store does not have yet: written with
+   * the first commit, so a resumed conversation is stored whole or not at all.
+   */
+  seed: readonly CanonicalMessage[];
+  usage: UsageTotals;
+  tokenAnchor: TokenAnchor | undefined;
+  readonly encodeCache: CheckpointEncodeCache;
+}
+
+export const zeroUsage: UsageTotals = {
+  inputTokens: 0,
+  cachedInputTokens: 0,
+  cacheWriteTokens: 0,
+  outputTokens: 0,
+};
+
+export function newConversationState(input: {
+  tenant: string;
+  conversationId: string;
+  head: ConversationHead;
+  version: HeadVersion | null;
+  seed?: readonly CanonicalMessage[];
+  usage?: UsageTotals;
+  tokenAnchor?: TokenAnchor | undefined;
+}): ConversationState {
+  return {
+    tenant: input.tenant,
+    conversationId: input.conversationId,
+    head: input.head,
+    version: input.version,
+    seed: input.seed ?? [],
+    usage: input.usage ?? zeroUsage,
+    tokenAnchor: input.tokenAnchor,
+    encodeCache: createCheckpointEncodeCache(),
+  };
+}
+
+export function conversationKey(tenant: string, conversationId: string): string {
+  return `${tenant}\u0000${conversationId}`;
+}

@@ -1,0 +1,168 @@
+import Fastify from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { GatewayConfig } from "../config.js";
+import { createAuthenticator } from "./auth.js";
+import type { Tenant } from "./auth.js";
+import { HttpError, sendHttpError } from "./http-error.js";
+import type { GatewayMetrics } from "./metrics.js";
+import { SseStream } from "./sse-stream.js";
+import type { ConversationService } from "../conversation-service.js";
+
+export const maxBodyBytes = 32 * 1024 * 1024;
+
+declare module "fastify" {
+  interface FastifyRequest {
+    tenant?: Tenant;
+  }
+}
+
+export interface BuildAppOptions {
+  readonly config: Pick<GatewayConfig, "tokens">;
+  readonly service: ConversationService;
+  readonly metrics: GatewayMetrics;
+  readonly logger?: boolean | object;
+}
+
+const conversationIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function conversationIdParam(request: FastifyRequest): string {
+  const { id } = request.params as { id: string };
+  if (!conversationIdPattern.test(id)) {
+    throw new HttpError(
+      "invalid_request",
+      "conversation id must be 1..128 characters of [A-Za-z0-9._:-]",
+      [{ path: "conversationId", message: "1..128 characters of [A-Za-z0-9._:-]" }],
+    );
+  }
+  return id;
+}
+
+/** The gateway's HTTP surface (gateway-api.md). */
+export function buildApp(options: BuildAppOptions): FastifyInstance {
+  const app = Fastify({
+    bodyLimit: maxBodyBytes,
+    logger: options.logger ?? false,
+  });
+  const authenticate = createAuthenticator(options.config.tokens);
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.url === "/healthz" || request.url === "/metrics") return;
+    const tenant = authenticate(request.headers.authorization);
+    if (tenant === undefined) {
+      return sendHttpError(reply, new HttpError("unauthorized", "missing or unknown bearer token"));
+    }
+    request.tenant = tenant;
+  });
+
+  app.addHook("onResponse", async (request, reply) => {
+    options.metrics.increment("cursor_gateway_http_requests_total", {
+      route: request.routeOptions.url ?? "unmatched",
+      status: String(reply.statusCode),
+    });
+  });
+
+  // Only JSON bodies; anything else is 415 before it is read.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    "application/json",
+    { parseAs: "string", bodyLimit: maxBodyBytes },
+    (_request, body, done) => {
+      try {
+        done(null, JSON.parse(body as string));
+      } catch (error) {
+        done(
+          new HttpError("invalid_request", `body is not valid JSON: ${(error as Error).message}`),
+          undefined,
+        );
+      }
+    },
+  );
+  app.addContentTypeParser("*", (request, _payload, done) => {
+    done(
+      new HttpError(
+        "unsupported_media_type",
+        `content-type must be application/json, got ${request.headers["content-type"] ?? "none"}`,
+      ),
+      undefined,
+    );
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof HttpError) return sendHttpError(reply, error);
+    const code = (error as { code?: string }).code;
+    if (code === "FST_ERR_CTP_BODY_TOO_LARGE") {
+      return sendHttpError(reply, new HttpError("too_large", `body exceeds ${maxBodyBytes} bytes`));
+    }
+    if (code === "FST_ERR_CTP_EMPTY_JSON_BODY" || code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH") {
+      return sendHttpError(reply, new HttpError("invalid_request", (error as Error).message));
+    }
+    if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+      return sendHttpError(
+        reply,
+        new HttpError("unsupported_media_type", "content-type must be application/json"),
+      );
+    }
+    request.log.error({ err: error }, "unhandled error");
+    return sendHttpError(reply, new HttpError("internal_error", "internal error"));
+  });
+
+  app.get("/healthz", async () => ({ ok: true }));
+
+  app.get("/metrics", async (_request, reply) =>
+    reply.type("text/plain; version=0.0.4").send(options.metrics.render()),
+  );
+
+  app.post("/v1/runs", async (request, reply) => {
+    if (request.body === undefined) {
+      throw new HttpError("unsupported_media_type", "content-type must be application/json");
+    }
+    const prepared = await options.service.prepareRun({
+      tenant: request.tenant!,
+      body: request.body,
+    });
+    // From here on errors travel inside the stream (run.ended failed).
+    reply.hijack();
+    const stream = new SseStream(reply.raw);
+    try {
+      await prepared.execute(stream);
+    } finally {
+      stream.end();
+    }
+  });
+
+  app.post("/v1/conversations/:id/cancel", async (request) => {
+    const id = conversationIdParam(request);
+    return { cancelled: options.service.cancel({ tenant: request.tenant!, conversationId: id }) };
+  });
+
+  app.get("/v1/conversations/:id", async (request) => {
+    const id = conversationIdParam(request);
+    return options.service.summary({ tenant: request.tenant!, conversationId: id });
+  });
+
+  app.get("/v1/conversations/:id/history", async (request) => {
+    const id = conversationIdParam(request);
+    return options.service.history({ tenant: request.tenant!, conversationId: id });
+  });
+
+  app.get(
+    "/v1/conversations/:id/provider-requests",
+    async (request: FastifyRequest, _reply: FastifyReply) => {
+      const id = conversationIdParam(request);
+      const { limit } = request.query as { limit?: string };
+      const parsedLimit = limit === undefined ? 20 : Number(limit);
+      if (!Number.isInteger(parsedLimit) || parsedLimit < 1 || parsedLimit > 1000) {
+        throw new HttpError("invalid_request", "limit must be an integer from 1 to 1000", [
+          { path: "limit", message: "an integer from 1 to 1000" },
+        ]);
+      }
+      return options.service.providerRequests({
+        tenant: request.tenant!,
+        conversationId: id,
+        limit: parsedLimit,
+      });
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,62 @@
+import { sharedPrefixItems } from "./provider-history-items.js";
+
+export interface ProviderRequestRecord {
+  readonly at: string;
+  readonly provider: string;
+  readonly body: unknown;
+  readonly sharedPrefixItems: number;
+}
+
+/**
+ * The last provider request bodies of each conversation, in memory (bounded per conversation and
+ * in conversations), for `GET /v1/conversations/{id}/provider-requests`. Bodies are what the
+ * provider package serialised; keys and auth headers never reach them.
+ */
+export class ProviderRequestLog {
+  readonly #perConversation: number;
+  readonly #maxConversations: number;
+  readonly #entries = new Map<string, ProviderRequestRecord[]>();
+
+  constructor({
+    perConversation = 20,
+    maxConversations = 256,
+  }: { perConversation?: number; maxConversations?: number } = {}) {
+    this.#perConversation = perConversation;
+    this.#maxConversations = maxConversations;
+  }
+
+  record({
+    key,
+    provider,
+    body,
+    at,
+  }: {
+    key: string;
+    provider: string;
+    body: unknown;
+    at: Date;
+  }): ProviderRequestRecord {
+    const list = this.#entries.get(key) ?? [];
+    this.#entries.delete(key); // re-insert: Map order doubles as least-recently-used order
+    const previous = list[list.length - 1];
+    const entry: ProviderRequestRecord = {
+      at: at.toISOString(),
+      provider,
+      body,
+      sharedPrefixItems: previous === undefined ? 0 : sharedPrefixItems(previous.body, body),
+    };
+    list.push(entry);
+    if (list.length > this.#perConversation) list.splice(0, list.length - this.#perConversation);
+    this.#entries.set(key, list);
+    if (this.#entries.size > this.#maxConversations) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
+    return entry;
+  }
+
+  list(key: string, limit: number): readonly ProviderRequestRecord[] {
+    const list = this.#entries.get(key) ?? [];
+    return list.slice(Math.max(0, list.length - limit));
+  }
+}

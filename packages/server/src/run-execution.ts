@@ -1,0 +1,355 @@
+import { createCheckpointState, encodeCheckpoint } from "@cursor/checkpoint";
+import { recordTurnPlan } from "@cursor/projection";
+import type { TurnPlan, TurnRecord } from "@cursor/projection";
+import { summarizerInstructions } from "@cursor/request";
+import type { AgentRunRequest } from "@cursor/request";
+import {
+  HistoryLog,
+  chainHeadDigest,
+  contextBudget,
+  createCompactor,
+  describeLoopError,
+  messageDigest,
+  runModelLoop,
+} from "@cursor/run";
+import type {
+  CanonicalMessage,
+  CommitBatch,
+  LoopError,
+  PersistEpoch,
+  PromptSpec,
+  Usage,
+} from "@cursor/run";
+import type { ConversationServiceOptions } from "./conversation-service.js";
+import type { ConversationState } from "./conversation-state.js";
+import { conversationKey } from "./conversation-state.js";
+import type { SseStream } from "./http/sse-stream.js";
+import type { ProviderRequestLog } from "./providers/provider-request-log.js";
+import { recordingProvider } from "./providers/recording-provider.js";
+import type { RunStatus, UsageTotals } from "./store/gateway-store.js";
+
+type EndReason = "completed" | "awaiting-tools" | "cancelled" | "failed";
+
+interface ExecuteRunInput {
+  readonly options: ConversationServiceOptions;
+  readonly requestLog: ProviderRequestLog;
+  readonly state: ConversationState;
+  readonly request: AgentRunRequest;
+  readonly plan: TurnPlan;
+  readonly promptSpec: PromptSpec;
+  readonly stream: SseStream;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs one accepted request to its end on the SSE stream: `run.started`, the model loop's
+ * events, `checkpoint`, and `run.ended` exactly once, last. Every store write is one
+ * transaction; a failed or cancelled model call writes nothing.
+ */
+export async function executeRun(input: ExecuteRunInput): Promise<void> {
+  const { state, request, stream, options } = input;
+  stream.send("run.started", {
+    conversationId: request.conversationId,
+    runId: request.runId,
+    epoch: state.head.history.epoch,
+  });
+  let reason: EndReason = "failed";
+  let error: LoopError | undefined;
+  let finalText: string | undefined;
+  try {
+    const outcome = await runPlan(input);
+    reason = outcome.reason;
+    error = outcome.error;
+    finalText = outcome.finalText;
+  } catch (thrown) {
+    error = describeLoopError(thrown);
+    options.logger.error({ err: thrown, conversationId: request.conversationId }, "run failed");
+  }
+  try {
+    await saveRun(input, { status: reason, error, finalText });
+    if (state.version !== null) {
+      stream.send("checkpoint", {
+        checkpoint: encodeHeadCheckpoint(input),
+        epoch: state.head.history.epoch,
+        messages: state.head.history.length,
+      });
+    }
+  } catch (thrown) {
+    options.logger.error({ err: thrown }, "could not record the end of the run");
+  }
+  options.metrics.increment("cursor_gateway_runs_total", { reason });
+  stream.send("run.ended", { reason, ...(error === undefined ? {} : { error }) });
+}
+
+async function runPlan(
+  input: ExecuteRunInput,
+): Promise<{ reason: EndReason; error?: LoopError; finalText?: string }> {
+  const { state, plan, stream } = input;
+  if (plan.alreadyCompleted) {
+    const stored = await input.options.store.getRun(state.tenant, state.conversationId, plan.runId);
+    if (stored?.finalText) stream.send("text.delta", { text: stored.finalText });
+    return {
+      reason: "completed",
+      ...(stored?.finalText === undefined ? {} : { finalText: stored.finalText }),
+    };
+  }
+  if (plan.compaction === "manual") return compactManually(input);
+  if (!plan.callModel) {
+    if (plan.appended.length > 0 || plan.newTurns.length > 0)
+      await commitMessages(input, plan.appended, { withTurn: true, appendLocally: true });
+    return { reason: plan.pendingToolCalls.length > 0 ? "awaiting-tools" : "completed" };
+  }
+  return runLoop(input);
+}
+
+async function runLoop(
+  input: ExecuteRunInput,
+): Promise<{ reason: EndReason; error?: LoopError; finalText?: string }> {
+  const { state, request, plan, options, stream } = input;
+  let turnRecorded = false;
+  const provider = providerFor(input);
+  const outcome = await runModelLoop({
+    conversationId: state.conversationId,
+    runId: plan.runId,
+    model: request.model ?? options.model,
+    promptSpec: input.promptSpec,
+    ...(plan.allowedTools === undefined ? {} : { allowedTools: plan.allowedTools }),
+    history: state.head.history,
+    pending: plan.appended,
+    provider,
+    commit: async (batch: CommitBatch) => {
+      await commitMessages(input, batch.messages, {
+        withTurn: !turnRecorded,
+        appendLocally: false,
+      });
+      turnRecorded = true;
+    },
+    compaction: {
+      budgetTokens: contextBudget({ contextWindowTokens: options.contextWindow }),
+      tokenAnchor: state.tokenAnchor,
+      compact: createCompactor({
+        provider,
+        conversationId: state.conversationId,
+        model: request.model ?? options.model,
+        instructions: summarizerInstructions,
+        persistEpoch: (epoch) =>
+          persistEpoch(input, epoch, { withTurn: !turnRecorded }).then(() => {
+            turnRecorded = true;
+          }),
+      }),
+    },
+    ...(options.retry === undefined ? {} : { retry: options.retry }),
+    signal: input.signal,
+    onEvent: (event) => {
+      if (event.type === "usage") addUsage(input, event.data);
+      stream.send(event.type, event.data);
+    },
+  });
+  if (outcome.tokenAnchor !== undefined) state.tokenAnchor = outcome.tokenAnchor;
+  for (const compaction of outcome.compactions) {
+    options.metrics.increment("cursor_gateway_compactions_total", { reason: compaction.trigger });
+  }
+  const finalText = outcome.reason === "completed" ? outcome.assistant?.text : undefined;
+  return {
+    reason: outcome.reason,
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(finalText === undefined ? {} : { finalText }),
+  };
+}
+
+async function compactManually(
+  input: ExecuteRunInput,
+): Promise<{ reason: EndReason; error?: LoopError }> {
+  const { state, request, plan, options, stream } = input;
+  if (plan.appended.length > 0)
+    await commitMessages(input, plan.appended, { withTurn: false, appendLocally: true });
+  if (state.head.history.length === 0) return { reason: "completed" };
+  const compact = createCompactor({
+    provider: providerFor(input),
+    conversationId: state.conversationId,
+    model: request.model ?? options.model,
+    instructions: summarizerInstructions,
+    keepRequestContext: false,
+    persistEpoch: (epoch) => persistEpoch(input, epoch, { withTurn: true }),
+  });
+  const result = await compact({
+    reason: "manual",
+    trigger: "manual",
+    history: state.head.history,
+    current: [],
+    signal: input.signal,
+  });
+  options.metrics.increment("cursor_gateway_compactions_total", { reason: "manual" });
+  stream.send("compaction", { reason: "manual", epoch: result.epoch });
+  return { reason: "completed" };
+}
+
+function providerFor(input: ExecuteRunInput) {
+  const { options, state, requestLog } = input;
+  return recordingProvider({
+    adapter: options.provider,
+    onRequest: ({ body }) => {
+      requestLog.record({
+        key: conversationKey(state.tenant, state.conversationId),
+        provider: options.provider.id,
+        body,
+        at: options.now?.() ?? new Date(),
+      });
+      options.metrics.increment("cursor_gateway_provider_calls_total", {
+        provider: options.provider.id,
+      });
+    },
+  });
+}
+
+function addUsage(input: ExecuteRunInput, usage: Usage): void {
+  const { state, options } = input;
+  state.usage = {
+    inputTokens: state.usage.inputTokens + usage.inputTokens,
+    cachedInputTokens: state.usage.cachedInputTokens + usage.cachedInputTokens,
+    cacheWriteTokens: state.usage.cacheWriteTokens + usage.cacheWriteTokens,
+    outputTokens: state.usage.outputTokens + usage.outputTokens,
+  };
+  const labels = { provider: options.provider.id };
+  options.metrics.increment("cursor_gateway_input_tokens_total", labels, usage.inputTokens);
+  options.metrics.increment(
+    "cursor_gateway_cached_input_tokens_total",
+    labels,
+    usage.cachedInputTokens,
+  );
+  options.metrics.increment(
+    "cursor_gateway_cache_write_tokens_total",
+    labels,
+    usage.cacheWriteTokens,
+  );
+  options.metrics.increment("cursor_gateway_output_tokens_total", labels, usage.outputTokens);
+}
+
+/**
+ * Commits messages appended to the current epoch in one store transaction, with the turn's
+ * records the first time. For a conversation resumed from a checkpoint, the hydrated history
+ * is written in the same transaction. Only after it succeeded does the in-memory head move (the
+ * model loop appends to the HistoryLog itself after this resolves).
+ */
+async function commitMessages(
+  input: ExecuteRunInput,
+  messages: readonly CanonicalMessage[],
+  { withTurn, appendLocally }: { withTurn: boolean; appendLocally: boolean },
+): Promise<void> {
+  const { state, plan, options } = input;
+  const history = state.head.history;
+  const seed = state.version === null ? state.seed : [];
+  let headDigest = history.headDigest;
+  const digests = messages.map((message) => {
+    const digest = messageDigest(message);
+    headDigest = chainHeadDigest(headDigest, digest);
+    return digest;
+  });
+  const seedDigests = seed.map((_, index) => history.digestAt(index)!);
+  const next = { epoch: history.epoch, headDigest, messageCount: history.length + messages.length };
+  const turns: TurnRecord[] = [
+    ...(state.version === null ? state.head.turns : []),
+    ...(withTurn ? plan.newTurns : []),
+  ];
+  await options.store.commit({
+    tenant: state.tenant,
+    conversationId: state.conversationId,
+    expected: state.version,
+    mode: "append",
+    messages: [...seed, ...messages],
+    digests: [...seedDigests, ...digests],
+    next,
+    turns: turns.map((turn) => ({ eventId: turn.eventId, record: turn })),
+    ...(withTurn ? { lastRunId: plan.acceptedRunId } : {}),
+  });
+  state.version = next;
+  state.seed = [];
+  if (withTurn) state.head = recordTurnPlan({ head: state.head, plan });
+  // The model loop appends what it committed itself; commits outside the loop append here.
+  if (appendLocally) history.append(messages);
+}
+
+async function persistEpoch(
+  input: ExecuteRunInput,
+  epoch: Parameters<PersistEpoch>[0],
+  { withTurn }: { withTurn: boolean },
+): Promise<void> {
+  const { state, plan, options } = input;
+  const replay = new HistoryLog({ epoch: epoch.epoch, messages: epoch.messages });
+  const headDigest = replay.headDigest;
+  const turns: TurnRecord[] = [
+    ...(state.version === null ? state.head.turns : []),
+    ...(withTurn ? plan.newTurns : []),
+  ];
+  const next = { epoch: epoch.epoch, headDigest, messageCount: epoch.messages.length };
+  await options.store.commit({
+    tenant: state.tenant,
+    conversationId: state.conversationId,
+    expected: state.version,
+    mode: "new-epoch",
+    messages: epoch.messages,
+    digests: epoch.messages.map((_, index) => replay.digestAt(index)!),
+    next,
+    turns: turns.map((turn) => ({ eventId: turn.eventId, record: turn })),
+    ...(withTurn ? { lastRunId: plan.acceptedRunId } : {}),
+  });
+  state.version = next;
+  state.seed = [];
+  state.tokenAnchor = undefined;
+  if (withTurn) state.head = recordTurnPlan({ head: state.head, plan });
+  input.stream.send("compaction", { reason: epoch.reason, epoch: epoch.epoch });
+}
+
+async function saveRun(
+  input: ExecuteRunInput,
+  {
+    status,
+    error,
+    finalText,
+  }: { status: RunStatus; error: LoopError | undefined; finalText: string | undefined },
+): Promise<void> {
+  const { state, plan, options } = input;
+  const run = {
+    runId: plan.runId,
+    status,
+    ...(error === undefined ? {} : { error }),
+    ...(finalText === undefined ? {} : { finalText }),
+  };
+  if (state.version === null) {
+    await options.store.saveRun(state.tenant, state.conversationId, run);
+    return;
+  }
+  const usage: UsageTotals = state.usage;
+  const anchor = state.tokenAnchor;
+  await options.store.commit({
+    tenant: state.tenant,
+    conversationId: state.conversationId,
+    expected: state.version,
+    mode: "append",
+    messages: [],
+    digests: [],
+    next: state.version,
+    usage,
+    ...(anchor === undefined || anchor.epoch !== state.version.epoch
+      ? {}
+      : { lastInput: { inputTokens: anchor.inputTokens, messageCount: anchor.messageCount } }),
+    run,
+  });
+}
+
+function encodeHeadCheckpoint(input: ExecuteRunInput): string {
+  const { state, options, promptSpec } = input;
+  const latest = state.head.history.latestRequestContext();
+  return encodeCheckpoint({
+    state: createCheckpointState({
+      conversationId: state.conversationId,
+      history: state.head.history,
+      turns: state.head.turns,
+      latestRequestContextId: latest?.id,
+      promptSpecDigest: promptSpec.digest,
+    }),
+    secret: options.checkpointSecret,
+    audience: state.tenant,
+    cache: state.encodeCache,
+  });
+}

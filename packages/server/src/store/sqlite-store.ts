@@ -1,0 +1,425 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { CursorError, canonicalJson, canonicalMessageSchema, sha256Hex } from "@cursor/run";
+import type { CanonicalMessage, JsonValue } from "@cursor/run";
+import type {
+  CommitInput,
+  GatewayStore,
+  HeadVersion,
+  StoredConversation,
+  StoredRun,
+} from "./gateway-store.js";
+import { migrations } from "./migrations.js";
+
+const storeErrorMarker = Symbol.for("cursor.error.store");
+export type StoreErrorReason = "head-moved" | "corrupt" | "migration";
+
+/** A commit lost an optimistic-concurrency race, or stored data failed verification. */
+export class StoreError extends CursorError {
+  readonly [storeErrorMarker] = true;
+  readonly reason: StoreErrorReason;
+  constructor({
+    reason,
+    message,
+    cause,
+  }: {
+    reason: StoreErrorReason;
+    message: string;
+    cause?: unknown;
+  }) {
+    super({ name: "StoreError", message, cause });
+    this.reason = reason;
+  }
+  static override isInstance(error: unknown): error is StoreError {
+    return typeof error === "object" && error !== null && storeErrorMarker in error;
+  }
+}
+
+interface ConversationRow {
+  epoch: number;
+  message_count: number;
+  head_digest: string;
+  last_run_id: string | null;
+  input_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  output_tokens: number;
+  last_input_tokens: number | null;
+  last_input_message_count: number | null;
+}
+
+interface RunRow {
+  run_id: string;
+  status: StoredRun["status"];
+  error: string | null;
+  final_text: string | null;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The embedded default store: one SQLite file in WAL mode, migrations applied on open. */
+export class SqliteStore implements GatewayStore {
+  readonly #db: Database.Database;
+  readonly #now: () => number;
+
+  constructor({ path, now = Date.now }: { path: string; now?: () => number }) {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.#db = new Database(path);
+    this.#db.pragma("journal_mode = WAL");
+    this.#db.pragma("synchronous = NORMAL");
+    this.#db.pragma("foreign_keys = ON");
+    this.#db.pragma("busy_timeout = 5000");
+    this.#now = now;
+    this.#migrate();
+  }
+
+  /** The schema version after migrations. */
+  get schemaVersion(): number {
+    const row = this.#db.prepare("SELECT MAX(version) AS version FROM schema_migrations").get() as {
+      version: number;
+    };
+    return row.version;
+  }
+
+  #migrate(): void {
+    this.#db.exec(
+      "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+    );
+    const applied = new Set(
+      (
+        this.#db.prepare("SELECT version FROM schema_migrations").all() as { version: number }[]
+      ).map((row) => row.version),
+    );
+    const known = Math.max(...migrations.map((m) => m.version));
+    const newest = Math.max(0, ...applied);
+    if (newest > known) {
+      throw new StoreError({
+        reason: "migration",
+        message: `database schema version ${newest} is newer than this gateway knows (${known}); upgrade the gateway`,
+      });
+    }
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      this.#db.transaction(() => {
+        this.#db.exec(migration.sql);
+        this.#db
+          .prepare(
+            "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)",
+          )
+          .run(migration.version, migration.description, this.#now());
+      })();
+    }
+  }
+
+  async load(tenant: string, conversationId: string): Promise<StoredConversation | undefined> {
+    return this.#db.transaction(() => {
+      const row = this.#conversationRow(tenant, conversationId);
+      if (row === undefined) return undefined;
+      const rows = this.#db
+        .prepare(
+          `SELECT m.message_id, m.blob_id, b.bytes FROM messages m JOIN blobs b ON b.id = m.blob_id
+           WHERE m.tenant = ? AND m.conversation_id = ? AND m.epoch = ? ORDER BY m.seq`,
+        )
+        .all(tenant, conversationId, row.epoch) as {
+        message_id: string;
+        blob_id: string;
+        bytes: Buffer;
+      }[];
+      const messages = rows.map((r) => this.#decodeMessage(r));
+      if (messages.length !== row.message_count) {
+        throw new StoreError({
+          reason: "corrupt",
+          message: `conversation ${conversationId}: ${messages.length} messages stored, head says ${row.message_count}`,
+        });
+      }
+      const turns = (
+        this.#db
+          .prepare("SELECT record FROM turns WHERE tenant = ? AND conversation_id = ? ORDER BY seq")
+          .all(tenant, conversationId) as { record: string }[]
+      ).map((r) => JSON.parse(r.record) as JsonValue);
+      return {
+        tenant,
+        conversationId,
+        epoch: row.epoch,
+        messages,
+        headDigest: row.head_digest,
+        turns,
+        ...(row.last_run_id === null ? {} : { lastRunId: row.last_run_id }),
+        usage: {
+          inputTokens: row.input_tokens,
+          cachedInputTokens: row.cached_input_tokens,
+          cacheWriteTokens: row.cache_write_tokens,
+          outputTokens: row.output_tokens,
+        },
+        ...(row.last_input_tokens === null || row.last_input_message_count === null
+          ? {}
+          : {
+              lastInput: {
+                inputTokens: row.last_input_tokens,
+                messageCount: row.last_input_message_count,
+              },
+            }),
+      };
+    })();
+  }
+
+  #decodeMessage(row: { message_id: string; blob_id: string; bytes: Buffer }): CanonicalMessage {
+    if (sha256Hex(row.bytes) !== row.blob_id) {
+      throw new StoreError({
+        reason: "corrupt",
+        message: `blob ${row.blob_id} does not match its content`,
+      });
+    }
+    const parsed = canonicalMessageSchema.safeParse(JSON.parse(decoder.decode(row.bytes)));
+    if (!parsed.success || parsed.data.id !== row.message_id) {
+      throw new StoreError({
+        reason: "corrupt",
+        message: `message ${row.message_id} is not a valid canonical message`,
+      });
+    }
+    return parsed.data;
+  }
+
+  #conversationRow(tenant: string, conversationId: string): ConversationRow | undefined {
+    return this.#db
+      .prepare(
+        `SELECT epoch, message_count, head_digest, last_run_id, input_tokens, cached_input_tokens,
+                cache_write_tokens, output_tokens, last_input_tokens, last_input_message_count
+         FROM conversations WHERE tenant = ? AND conversation_id = ?`,
+      )
+      .get(tenant, conversationId) as ConversationRow | undefined;
+  }
+
+  async headVersion(tenant: string, conversationId: string): Promise<HeadVersion | undefined> {
+    const row = this.#conversationRow(tenant, conversationId);
+    return row === undefined
+      ? undefined
+      : { epoch: row.epoch, headDigest: row.head_digest, messageCount: row.message_count };
+  }
+
+  async commit(input: CommitInput): Promise<void> {
+    if (input.messages.length !== input.digests.length) {
+      throw new StoreError({
+        reason: "corrupt",
+        message: "every committed message needs its digest",
+      });
+    }
+    const now = this.#now();
+    this.#db.transaction(() => {
+      const current = this.#conversationRow(input.tenant, input.conversationId);
+      const matches =
+        input.expected === null
+          ? current === undefined
+          : current !== undefined &&
+            current.epoch === input.expected.epoch &&
+            current.head_digest === input.expected.headDigest;
+      if (!matches) {
+        throw new StoreError({
+          reason: "head-moved",
+          message: `conversation ${input.conversationId} changed since this turn started`,
+        });
+      }
+      const insertBlob = this.#db.prepare("INSERT OR IGNORE INTO blobs (id, bytes) VALUES (?, ?)");
+      const insertMessage = this.#db.prepare(
+        "INSERT INTO messages (tenant, conversation_id, epoch, seq, message_id, blob_id) VALUES (?, ?, ?, ?, ?, ?)",
+      );
+      const firstSeq = input.mode === "append" ? (input.expected?.messageCount ?? 0) : 0;
+      input.messages.forEach((message, offset) => {
+        // Canonical JSON, so the bytes hash to the message digest (its content address).
+        const bytes = encoder.encode(canonicalJson(message));
+        const digest = input.digests[offset]!;
+        insertBlob.run(digest, Buffer.from(bytes));
+        insertMessage.run(
+          input.tenant,
+          input.conversationId,
+          input.next.epoch,
+          firstSeq + offset,
+          message.id,
+          digest,
+        );
+      });
+      const usage = input.usage;
+      if (current === undefined) {
+        this.#db
+          .prepare(
+            `INSERT INTO conversations (tenant, conversation_id, epoch, message_count, head_digest, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(
+            input.tenant,
+            input.conversationId,
+            input.next.epoch,
+            input.next.messageCount,
+            input.next.headDigest,
+            now,
+            now,
+          );
+      }
+      this.#db
+        .prepare(
+          `UPDATE conversations SET epoch = ?, message_count = ?, head_digest = ?, updated_at = ?,
+             last_run_id = COALESCE(?, last_run_id),
+             input_tokens = COALESCE(?, input_tokens), cached_input_tokens = COALESCE(?, cached_input_tokens),
+             cache_write_tokens = COALESCE(?, cache_write_tokens), output_tokens = COALESCE(?, output_tokens),
+             last_input_tokens = COALESCE(?, last_input_tokens),
+             last_input_message_count = COALESCE(?, last_input_message_count)
+           WHERE tenant = ? AND conversation_id = ?`,
+        )
+        .run(
+          input.next.epoch,
+          input.next.messageCount,
+          input.next.headDigest,
+          now,
+          input.lastRunId ?? null,
+          usage?.inputTokens ?? null,
+          usage?.cachedInputTokens ?? null,
+          usage?.cacheWriteTokens ?? null,
+          usage?.outputTokens ?? null,
+          input.lastInput?.inputTokens ?? null,
+          input.lastInput?.messageCount ?? null,
+          input.tenant,
+          input.conversationId,
+        );
+      if (input.turns !== undefined && input.turns.length > 0) {
+        const nextSeq = (
+          this.#db
+            .prepare(
+              "SELECT COALESCE(MAX(seq) + 1, 0) AS seq FROM turns WHERE tenant = ? AND conversation_id = ?",
+            )
+            .get(input.tenant, input.conversationId) as { seq: number }
+        ).seq;
+        const upsertTurn = this.#db.prepare(
+          `INSERT INTO turns (tenant, conversation_id, seq, event_id, record) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (tenant, conversation_id, event_id) DO UPDATE SET record = excluded.record`,
+        );
+        input.turns.forEach((turn, offset) => {
+          upsertTurn.run(
+            input.tenant,
+            input.conversationId,
+            nextSeq + offset,
+            turn.eventId,
+            JSON.stringify(turn.record),
+          );
+        });
+      }
+      if (input.run !== undefined)
+        this.#saveRun(input.tenant, input.conversationId, input.run, now);
+    })();
+  }
+
+  async getRun(
+    tenant: string,
+    conversationId: string,
+    runId: string,
+  ): Promise<StoredRun | undefined> {
+    const row = this.#db
+      .prepare(
+        "SELECT run_id, status, error, final_text FROM runs WHERE tenant = ? AND conversation_id = ? AND run_id = ?",
+      )
+      .get(tenant, conversationId, runId) as RunRow | undefined;
+    if (row === undefined) return undefined;
+    return {
+      runId: row.run_id,
+      status: row.status,
+      ...(row.error === null
+        ? {}
+        : { error: JSON.parse(row.error) as StoredRun["error"] & object }),
+      ...(row.final_text === null ? {} : { finalText: row.final_text }),
+    };
+  }
+
+  async saveRun(tenant: string, conversationId: string, run: StoredRun): Promise<void> {
+    this.#saveRun(tenant, conversationId, run, this.#now());
+  }
+
+  #saveRun(tenant: string, conversationId: string, run: StoredRun, now: number): void {
+    const ended = run.status === "running" ? null : now;
+    this.#db
+      .prepare(
+        `INSERT INTO runs (tenant, conversation_id, run_id, status, error, final_text, started_at, ended_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (tenant, conversation_id, run_id) DO UPDATE SET
+           status = excluded.status, error = excluded.error, final_text = excluded.final_text, ended_at = excluded.ended_at`,
+      )
+      .run(
+        tenant,
+        conversationId,
+        run.runId,
+        run.status,
+        run.error === undefined ? null : JSON.stringify(run.error),
+        run.finalText ?? null,
+        now,
+        ended,
+      );
+  }
+
+  async acquireRun({
+    tenant,
+    conversationId,
+    runId,
+    leaseMs,
+  }: {
+    tenant: string;
+    conversationId: string;
+    runId: string;
+    leaseMs: number;
+  }): Promise<boolean> {
+    const now = this.#now();
+    const result = this.#db
+      .prepare(
+        `INSERT INTO run_locks (tenant, conversation_id, run_id, lease_until) VALUES (?, ?, ?, ?)
+         ON CONFLICT (tenant, conversation_id) DO UPDATE SET run_id = excluded.run_id, lease_until = excluded.lease_until
+         WHERE run_locks.lease_until < ?`,
+      )
+      .run(tenant, conversationId, runId, now + leaseMs, now);
+    return result.changes === 1;
+  }
+
+  async releaseRun({
+    tenant,
+    conversationId,
+    runId,
+  }: {
+    tenant: string;
+    conversationId: string;
+    runId: string;
+  }): Promise<void> {
+    this.#db
+      .prepare("DELETE FROM run_locks WHERE tenant = ? AND conversation_id = ? AND run_id = ?")
+      .run(tenant, conversationId, runId);
+  }
+
+  /** Extends a held run lease; false when the lease was lost. */
+  async renewRun({
+    tenant,
+    conversationId,
+    runId,
+    leaseMs,
+  }: {
+    tenant: string;
+    conversationId: string;
+    runId: string;
+    leaseMs: number;
+  }): Promise<boolean> {
+    const result = this.#db
+      .prepare(
+        "UPDATE run_locks SET lease_until = ? WHERE tenant = ? AND conversation_id = ? AND run_id = ?",
+      )
+      .run(this.#now() + leaseMs, tenant, conversationId, runId);
+    return result.changes === 1;
+  }
+
+  /**
+   * The embedded store serves one gateway process: on start, locks left by a process that died
+   * (kill -9) belong to nobody and are dropped. A shared database relies on lease expiry instead.
+   */
+  async clearRunLocks(): Promise<number> {
+    return this.#db.prepare("DELETE FROM run_locks").run().changes;
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}
