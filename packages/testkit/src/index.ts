@@ -1,5 +1,8 @@
 export const packageName = "@cursor/testkit";
 
+// `describeProviderConformance` lives in the `@cursor/testkit/vitest` entry: it imports vitest,
+// which this entry must not (the gateway imports `startFakeProvider` at runtime).
+
 export { startFakeProvider } from "./fake-provider.js";
 export type {
   FakeProvider,
@@ -8,6 +11,12 @@ export type {
   RecordedRequest,
   RequestCacheDiagnostics,
 } from "./fake-provider.js";
+export {
+  fakeProviderUsage,
+  parseFakeProviderArgs,
+  runFakeProviderCli,
+} from "./fake-provider-cli.js";
+export type { FakeProviderCliIo } from "./fake-provider-cli.js";
 export { fakeErrorStatuses, fakeReplySchema, normalizeReply } from "./fake-reply.js";
 export type {
   FakeErrorStatus,
@@ -42,3 +51,27 @@ export {
   InvalidFakeReplyError,
 } from "./testkit-errors.js";
 export type { FakeApi } from "./wire-api.js";
+export {
+  allContentKindsConversation,
+  allowedToolsByMode,
+  buildConversation,
+  conformancePromptSpec,
+  conversationArbitrary,
+  tinyPng,
+} from "./conversation-arbitrary.js";
+export type {
+  AgentMode,
+  ConversationArbitraryOptions,
+  ConversationSnapshot,
+  ConversationStep,
+  GeneratedConversation,
+  GeneratedToolCall,
+} from "./conversation-arbitrary.js";
+export { firstDivergence, formatDivergence, joinPath, pathOf } from "./first-divergence.js";
+export type { Divergence } from "./first-divergence.js";
+export {
+  countCacheControlMarkers,
+  createConformanceLaws,
+  stripCacheControl,
+} from "./provider-conformance-laws.js";
+export type { ConformanceLaw, ProviderConformanceOptions } from "./provider-conformance-laws.js";

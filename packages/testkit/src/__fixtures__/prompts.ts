@@ -1,7 +1,21 @@
 // Deterministic prompt material for tests: long enough to cross the 1024-token cache threshold.
 const words = [
-  "append", "prefix", "cache", "gateway", "history", "token", "request", "provider",
-  "stable", "canonical", "message", "runtime", "context", "compaction", "epoch", "signature",
+  "append",
+  "prefix",
+  "cache",
+  "gateway",
+  "history",
+  "token",
+  "request",
+  "provider",
+  "stable",
+  "canonical",
+  "message",
+  "runtime",
+  "context",
+  "compaction",
+  "epoch",
+  "signature",
 ];
 
 /** `count` pseudo-random words (a fixed linear congruential sequence). */
