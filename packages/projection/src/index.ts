@@ -1,5 +1,7 @@
 export { abandonedToolCallText, closeAbandonedToolCalls } from "./abandoned-tool-calls.js";
 export { commitTurnPlan, recordTurnPlan } from "./commit-turn-plan.js";
+export { compactionReplacement } from "./compaction-replacement.js";
+export type { CompactionReason } from "./compaction-replacement.js";
 export {
   createConversationHead,
   findTurn,
@@ -23,6 +25,7 @@ export {
   ToolResultConflictError,
 } from "./projection-errors.js";
 export { isAssistantIdOfRun, runProgress } from "./run-progress.js";
+export { summarizerRequest } from "./summarizer-request.js";
 export type { RunProgress } from "./run-progress.js";
 export type { CompiledRequestContext, CompiledRuntime, TurnAction, TurnPlan } from "./turn-plan.js";
 export {
