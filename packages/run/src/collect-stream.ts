@@ -127,8 +127,15 @@ export async function collectStream({
       }
     }
   } finally {
-    // Release the provider's connection when we stop early; never wait on it.
-    if (!done) iterator.return?.()?.catch(() => undefined);
+    // Release the provider's connection when we stop early; never wait on it, and never let a
+    // failing cleanup hide the error that stopped us.
+    if (!done) {
+      try {
+        iterator.return?.()?.catch(() => undefined);
+      } catch {
+        // ignored: see above
+      }
+    }
   }
   if (signal?.aborted) throw new RunCancelledError({ cause: signal.reason });
   if (draft.finishReason === undefined) {

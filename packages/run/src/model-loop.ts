@@ -1,23 +1,17 @@
 import type { CanonicalMessage } from "./canonical-message.js";
 import { collectStream, emptyDraft } from "./collect-stream.js";
 import type { StreamDraft } from "./collect-stream.js";
-import type { CompactionTrigger } from "./compact-history.js";
 import { ContextOverflowError, ProviderError, RunCancelledError } from "./errors.js";
 import { LoopFailure, describeLoopError } from "./loop-error.js";
+import { commitBatch, compact } from "./model-loop-steps.js";
+import type { LoopState } from "./model-loop-steps.js";
 import { createAssistantMessage } from "./message-builders.js";
 import type { ModelRequest } from "./model-request.js";
 import type { ModelLoopOptions, ModelLoopOutcome } from "./model-loop-types.js";
 import { defaultRetryPolicy, retryDelayMs, systemClock } from "./retry-policy.js";
-import { currentTurnMessages, nextAssistantStep, openCallsAfter } from "./run-state.js";
+import { nextAssistantStep, openCallsAfter } from "./run-state.js";
 import { estimateRequestTokens, tokenAnchorFor } from "./token-estimate.js";
 import { toModelRequest } from "./to-model-request.js";
-
-interface LoopState {
-  pending: readonly CanonicalMessage[];
-  /** Messages of this turn that reached the history (via `commit` or a compaction). */
-  readonly appended: CanonicalMessage[];
-  readonly compactions: { epoch: number; trigger: CompactionTrigger }[];
-}
 
 /**
  * One model turn over ports: project → stream → commit [pending + assistant] → append. Ends
@@ -37,58 +31,6 @@ export async function runModelLoop(options: ModelLoopOptions): Promise<ModelLoop
     }
     return { reason: "failed", error: describeLoopError(error), appended, compactions };
   }
-}
-
-async function commitBatch(
-  options: ModelLoopOptions,
-  state: LoopState,
-  messages: readonly CanonicalMessage[],
-): Promise<void> {
-  const { history } = options;
-  history.check(messages);
-  if (options.signal?.aborted) throw new RunCancelledError({ cause: options.signal.reason });
-  await options.commit({
-    conversationId: options.conversationId,
-    runId: options.runId,
-    epoch: history.epoch,
-    baseHeadDigest: history.headDigest,
-    messages,
-  });
-  state.appended.push(...history.append(messages).appended);
-  state.pending = [];
-}
-
-async function compact(
-  options: ModelLoopOptions,
-  state: LoopState,
-  trigger: CompactionTrigger,
-): Promise<void> {
-  const { history, compaction } = options;
-  if (compaction === undefined) return;
-  const pending = history.check(state.pending).appended;
-  const current = currentTurnMessages({
-    history,
-    pending,
-    ...(options.currentInitialMessages ? { initial: options.currentInitialMessages } : {}),
-  });
-  const before = history.epoch;
-  try {
-    await compaction.compact({ reason: "auto", trigger, history, current, signal: options.signal });
-  } catch (error) {
-    if (options.signal?.aborted || RunCancelledError.isInstance(error)) throw error;
-    const { message } = describeLoopError(error);
-    throw new LoopFailure({ code: "compaction_failed", message, cause: error });
-  }
-  if (history.epoch <= before || current.some((message) => !history.has(message.id))) {
-    throw new LoopFailure({
-      code: "compaction_failed",
-      message: "the compaction port did not start an epoch ending with the current messages",
-    });
-  }
-  state.appended.push(...pending.map((message) => history.get(message.id) ?? message));
-  state.pending = [];
-  state.compactions.push({ epoch: history.epoch, trigger });
-  options.onEvent?.({ type: "compaction", data: { reason: "auto", epoch: history.epoch } });
 }
 
 function project(options: ModelLoopOptions, pending: readonly CanonicalMessage[]): ModelRequest {

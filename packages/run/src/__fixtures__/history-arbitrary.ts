@@ -87,7 +87,9 @@ export function playScenario({
       name,
       content: `${callId}:`.padEnd(size, "x"),
       isError: size % 7 === 0,
-      ...(size % 5 === 0 ? { image: { type: "image" as const, mimeType: "image/png", data: "AA==" } } : {}),
+      ...(size % 5 === 0
+        ? { image: { type: "image" as const, mimeType: "image/png", data: "AA==" } }
+        : {}),
     });
   for (const step of actions) {
     n += 1;
@@ -100,7 +102,11 @@ export function playScenario({
     switch (step.kind) {
       case "context":
         batch.push(
-          createRequestContextMessage({ eventId: `ctx.${n}`, digest: "a".repeat(64), text: step.text }),
+          createRequestContextMessage({
+            eventId: `ctx.${n}`,
+            digest: "a".repeat(64),
+            text: step.text,
+          }),
         );
         break;
       case "runtime":
@@ -129,7 +135,12 @@ export function playScenario({
             reasoning: step.reasoning,
             // Calls arrive in reverse index order, as streamed calls may.
             toolCalls: step.calls
-              .map((name, index) => ({ index, callId: `call_${n}_${index}`, name, arguments: `{"i":${index}}` }))
+              .map((name, index) => ({
+                index,
+                callId: `call_${n}_${index}`,
+                name,
+                arguments: `{"i":${index}}`,
+              }))
               .reverse(),
             replay: step.replay ? { scripted: { state: n } } : {},
           }),

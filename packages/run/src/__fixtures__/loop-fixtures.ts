@@ -23,7 +23,10 @@ export const promptSpec = createPromptSpec({
 export function context(name: string, text = `rules ${name}`): CanonicalMessage {
   return createRequestContextMessage({
     eventId: `ctx.${name}`,
-    digest: name.padEnd(64, "0").replace(/[^0-9a-f]/g, "0").slice(0, 64),
+    digest: name
+      .padEnd(64, "0")
+      .replace(/[^0-9a-f]/g, "0")
+      .slice(0, 64),
     text,
   });
 }
