@@ -223,7 +223,7 @@ describe("compileRequestContext", () => {
       fc.property(fc.integer(), (seed) => {
         expect(compile(reorder(context, seed)).digest).toBe(digest);
       }),
-      { numRuns: 200 },
+      { numRuns: 100 },
     );
   });
 

@@ -105,3 +105,28 @@ describe("loadCursorPrompts with a broken file", () => {
     expect(error.problem).toBe("invalid-tool-catalog");
   });
 });
+
+describe("tool names in the prompt texts", () => {
+  it("refer only to tools of the catalog", () => {
+    const catalog = new Set(cursorPrompts.tools.map((tool) => tool.name));
+    const texts = [
+      cursorPromptSources.instructions,
+      ...Object.values(cursorPromptSources.runtime),
+      ...Object.values(cursorPromptSources.requestContextSections),
+      cursorPromptSources.backgroundCompletion,
+      cursorPromptSources.injectedContext,
+      cursorPromptSources.summary,
+      cursorPromptSources.summarizer,
+    ];
+    // Outside markup (<runtime_context>, <current_time>), snake_case words are tool names; the
+    // one exception is the mcp_name attribute the MCP section explains.
+    const markupWords = new Set(["mcp_name"]);
+    const mentioned = texts.flatMap(
+      ({ source }) => source.replace(/<[^>]*>/g, "").match(/\b[a-z]+(?:_[a-z]+)+\b/g) ?? [],
+    );
+    expect(mentioned.length).toBeGreaterThan(10);
+    for (const word of mentioned) {
+      if (!markupWords.has(word)) expect(catalog).toContain(word);
+    }
+  });
+});
