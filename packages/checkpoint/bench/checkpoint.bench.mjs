@@ -1,0 +1,174 @@
+// Checkpoint benchmark: a growing agent conversation, one checkpoint per turn, against the built
+// dist. Reports, at turns 10, 100, 1 000 and 5 000, the bytes `writeCheckpoint` hands the blob
+// store per turn and the time it takes (both must stay flat: O(new content)), plus the portable
+// token: its length and the time to encode it with and without a segment cache, and to decode it.
+// Run: pnpm --filter @cursor/checkpoint build && pnpm --filter @cursor/checkpoint bench
+import { loadavg } from "node:os";
+import {
+  HistoryLog,
+  createAssistantMessage,
+  createRequestContextMessage,
+  createRuntimeMessage,
+  createToolResultMessage,
+  requestContextEventId,
+  sha256Hex,
+  shortDigest,
+  userTurnEventId,
+} from "@cursor/run";
+import {
+  MemoryBlobStore,
+  createCheckpointEncodeCache,
+  createCheckpointState,
+  decodeCheckpoint,
+  encodeCheckpoint,
+  writeCheckpoint,
+} from "../dist/index.js";
+
+const marks = [10, 100, 1000, 5000];
+const windowSize = 10;
+const secret = "bench-secret-0123456789abcdef";
+const conversationId = "bench-conversation";
+
+// Deterministic filler text: varied enough that zlib cannot collapse it to nothing.
+let seed = 42;
+function random() {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed / 0x7fffffff;
+}
+const words =
+  "the a checkpoint history append prefix cache token tool result file function const value return import export async await error test message turn epoch digest".split(
+    " ",
+  );
+function prose(wordCount) {
+  return Array.from({ length: wordCount }, () => words[Math.floor(random() * words.length)]).join(
+    " ",
+  );
+}
+
+function turnMessages(index) {
+  const clientMessageId = `msg-${index}`;
+  const runId = `run-${index}`;
+  const messages = [];
+  if (index % 50 === 1) {
+    const text = `# Rules\n${prose(400)}`;
+    const digest = sha256Hex(text);
+    messages.push(
+      createRequestContextMessage({
+        eventId: requestContextEventId({ clientMessageId, contextDigest: digest }),
+        digest,
+        text,
+      }),
+    );
+  }
+  const content = [{ type: "text", text: `<user_query>${prose(40)}</user_query>` }];
+  const runtime = createRuntimeMessage({
+    eventId: userTurnEventId({ clientMessageId, contentDigest: shortDigest(content) }),
+    runtimeKind: "user-turn",
+    content,
+  });
+  messages.push(
+    runtime,
+    createAssistantMessage({
+      runId,
+      step: 0,
+      reasoning: prose(60),
+      toolCalls: [
+        {
+          index: 0,
+          callId: `call-${index}`,
+          name: "read_file",
+          arguments: `{"path":"src/f${index}.ts"}`,
+        },
+      ],
+      replay: { openai: { encrypted: sha256Hex(`r${index}`).repeat(4) } },
+    }),
+    createToolResultMessage({ callId: `call-${index}`, name: "read_file", content: prose(300) }),
+    createAssistantMessage({ runId, step: 1, text: prose(80) }),
+  );
+  const turn = Object.freeze({
+    clientMessageId,
+    eventId: runtime.eventId,
+    runId,
+    messageIds: Object.freeze(messages.map((message) => message.id)),
+  });
+  return { messages, turn };
+}
+
+const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
+
+/** Runs a conversation of `turnCount` turns; measures around `marks` when given. */
+async function run(turnCount, marks) {
+  const history = new HistoryLog();
+  const turns = [];
+  const store = new MemoryBlobStore();
+  let previous;
+  const writes = [];
+  const rows = [];
+  let cache;
+  let encodeTimes = [];
+  let compressedBytes = [];
+  for (let index = 1; index <= turnCount; index += 1) {
+    const { messages, turn } = turnMessages(index);
+    history.append(messages);
+    turns.push(turn);
+    const state = createCheckpointState({ conversationId, history, turns });
+
+    const start = process.hrtime.bigint();
+    const result = await writeCheckpoint({ store, previous, state });
+    writes.push({
+      ms: ms(start),
+      bytes: result.bytesWritten,
+      objects: result.blobsWritten + result.chunksWritten,
+    });
+    previous = result.ref;
+
+    const mark = marks.find((m) => index >= m - windowSize && index <= m);
+    if (mark === undefined) continue;
+    if (cache === undefined) {
+      // Warm the cache one turn before the window, as a long-running gateway's would be.
+      cache = createCheckpointEncodeCache();
+      encodeCheckpoint({ state, secret, cache });
+      encodeTimes = [];
+      compressedBytes = [];
+      continue;
+    }
+    const before = cache.stats.bytesCompressed;
+    const encodeStart = process.hrtime.bigint();
+    const token = encodeCheckpoint({ state, secret, cache });
+    encodeTimes.push(ms(encodeStart));
+    compressedBytes.push(cache.stats.bytesCompressed - before);
+    if (index !== mark) continue;
+    const window = writes.slice(-windowSize);
+    const coldStart = process.hrtime.bigint();
+    encodeCheckpoint({ state, secret });
+    const coldMs = ms(coldStart);
+    const decodeStart = process.hrtime.bigint();
+    decodeCheckpoint({ token, secret });
+    const decodeMs = ms(decodeStart);
+    rows.push({
+      turn: mark,
+      messages: history.length,
+      "write bytes/turn": Math.round(mean(window.map((w) => w.bytes))),
+      "write objects/turn": Number(mean(window.map((w) => w.objects)).toFixed(1)),
+      "write ms/turn": Number(mean(window.map((w) => w.ms)).toFixed(3)),
+      "token KiB": Math.round(token.length / 1024),
+      "encode ms (cached)": Number(mean(encodeTimes).toFixed(2)),
+      "zlib input bytes (cached)": Math.round(mean(compressedBytes)),
+      "encode ms (cold)": Number(coldMs.toFixed(1)),
+      "decode ms": Number(decodeMs.toFixed(1)),
+    });
+    cache = undefined;
+  }
+  return { rows, store };
+}
+
+// Warm the JIT on a shorter conversation first, so turn 10 is not measuring compilation.
+await run(300, []);
+const { rows, store } = await run(marks[marks.length - 1], marks);
+
+console.log(
+  `node ${process.version}, load average ${loadavg()[0].toFixed(1)}; means over the ${windowSize} turns ending at each mark`,
+);
+console.table(rows);
+console.log(`store: ${store.size} objects, ${(store.byteLength / 1024 / 1024).toFixed(1)} MiB`);

@@ -1,0 +1,299 @@
+import { sha256Hex } from "@cursor/run";
+import type { CanonicalMessage } from "@cursor/run";
+import { parseMessageBlob, parseTurnBlob } from "./blob-content.js";
+import { CheckpointError } from "./checkpoint-error.js";
+import { checkpointFormatVersion, describeIssues } from "./checkpoint-state.js";
+import type { CheckpointState, CheckpointTurn } from "./checkpoint-state.js";
+import { decodeCheckpointV1 } from "./decode-checkpoint-v1.js";
+import { headDigestOf } from "./head-digest.js";
+import { parseJsonBytes } from "./stored-objects.js";
+import {
+  base64UrlLength,
+  decodeBase64Url,
+  defaultMaxCheckpointBytes,
+  inflateBounded,
+  parseVersionPart,
+  secretKey,
+  tokenPartSeparator,
+  verifyMac,
+} from "./token-codec.js";
+import { tokenHeaderSchema, tokenSegmentSize } from "./token-header.js";
+import type { TokenHeader } from "./token-header.js";
+import { decodeSegmentContent } from "./token-segment.js";
+
+export interface DecodeCheckpointOptions {
+  token: string;
+  secret: string | Uint8Array;
+  /** Must equal the audience the token was encoded for (default: none). */
+  audience?: string | undefined;
+  /** Cap on the token length and on its decompressed content (default 64 MiB). */
+  maxBytes?: number | undefined;
+  /** When given, a valid token of another conversation fails as `foreign-conversation`. */
+  conversationId?: string | undefined;
+}
+
+/** What a token says about itself, once its MAC has been verified. */
+export interface CheckpointSummary {
+  /** The token's format version (a version 1 token says 1). */
+  readonly tokenVersion: number;
+  readonly conversationId: string;
+  readonly epoch: number;
+  readonly headDigest: string;
+  readonly messageCount: number;
+  readonly turnCount: number;
+  readonly latestRequestContextId?: string;
+  readonly promptSpecDigest?: string;
+}
+
+/**
+ * Decodes a token from `encodeCheckpoint` (or a version 1 token). The MAC, every size (before
+ * and after decompression), every segment and blob hash, the manifest layout and the head digest
+ * are verified before anything is returned; any failure throws one `CheckpointError`.
+ */
+export function decodeCheckpoint(options: DecodeCheckpointOptions): CheckpointState {
+  const { version, parts, key, audience, maxBytes } = openToken(options);
+  switch (version) {
+    case 1: {
+      const state = decodeCheckpointV1({ parts, key, audience, maxBytes });
+      checkConversation(state.conversationId, options.conversationId);
+      return state;
+    }
+    case 2: {
+      const header = verifiedHeader({ parts, key, audience, maxBytes });
+      checkConversation(header.conversationId, options.conversationId);
+      return decodeSegments(header, parts);
+    }
+    default:
+      throw unknownVersion(version);
+  }
+}
+
+/**
+ * Verifies a token's MAC and returns what it says about itself without decoding the history: a
+ * store whose persisted head already has this head digest need not decode the rest. (Version 1
+ * tokens authenticate only as a whole, so they are decoded fully.)
+ */
+export function inspectCheckpoint(options: DecodeCheckpointOptions): CheckpointSummary {
+  const { version, parts, key, audience, maxBytes } = openToken(options);
+  switch (version) {
+    case 1: {
+      const state = decodeCheckpointV1({ parts, key, audience, maxBytes });
+      checkConversation(state.conversationId, options.conversationId);
+      return {
+        tokenVersion: 1,
+        conversationId: state.conversationId,
+        epoch: state.epoch,
+        headDigest: state.headDigest,
+        messageCount: state.messages.length,
+        turnCount: state.turns.length,
+        ...optionalMetadata(state),
+      };
+    }
+    case 2: {
+      const header = verifiedHeader({ parts, key, audience, maxBytes });
+      checkConversation(header.conversationId, options.conversationId);
+      return {
+        tokenVersion: 2,
+        conversationId: header.conversationId,
+        epoch: header.epoch,
+        headDigest: header.headDigest,
+        messageCount: header.messageCount,
+        turnCount: header.turnCount,
+        ...optionalMetadata(header),
+      };
+    }
+    default:
+      throw unknownVersion(version);
+  }
+}
+
+function openToken(options: DecodeCheckpointOptions): {
+  version: number;
+  parts: string[];
+  key: Buffer;
+  audience: string;
+  maxBytes: number;
+} {
+  const key = secretKey(options.secret);
+  const maxBytes = Math.min(options.maxBytes ?? defaultMaxCheckpointBytes, 2 ** 32);
+  const { token } = options;
+  if (typeof token !== "string") {
+    throw new CheckpointError({ reason: "malformed", message: "a checkpoint is a string" });
+  }
+  if (token.length > maxBytes) {
+    throw new CheckpointError({
+      reason: "too-large",
+      message: `the checkpoint is ${token.length} bytes; the limit is ${maxBytes}`,
+    });
+  }
+  const parts = token.split(tokenPartSeparator);
+  const version = parseVersionPart(parts[0] ?? "");
+  if (version === undefined) {
+    throw new CheckpointError({ reason: "malformed", message: "not a checkpoint token" });
+  }
+  return { version, parts, key, audience: options.audience ?? "", maxBytes };
+}
+
+function unknownVersion(version: number): CheckpointError {
+  return new CheckpointError({
+    reason: "unknown-version",
+    message: `checkpoint format version ${version} is not one this build reads (1, ${checkpointFormatVersion})`,
+  });
+}
+
+function checkConversation(actual: string, expected: string | undefined): void {
+  if (expected !== undefined && actual !== expected) {
+    throw new CheckpointError({
+      reason: "foreign-conversation",
+      message: `the checkpoint belongs to conversation ${actual}, not ${expected}`,
+    });
+  }
+}
+
+function optionalMetadata(source: {
+  latestRequestContextId?: string | undefined;
+  promptSpecDigest?: string | undefined;
+}): { latestRequestContextId?: string; promptSpecDigest?: string } {
+  return {
+    ...(source.latestRequestContextId === undefined
+      ? {}
+      : { latestRequestContextId: source.latestRequestContextId }),
+    ...(source.promptSpecDigest === undefined ? {} : { promptSpecDigest: source.promptSpecDigest }),
+  };
+}
+
+/** MAC first, then the header's schema, layout and sizes: nothing unauthenticated is parsed. */
+function verifiedHeader({
+  parts,
+  key,
+  audience,
+  maxBytes,
+}: {
+  parts: readonly string[];
+  key: Buffer;
+  audience: string;
+  maxBytes: number;
+}): TokenHeader {
+  if (parts.length < 3) {
+    throw new CheckpointError({ reason: "truncated", message: "the checkpoint has no header" });
+  }
+  const mac = decodeBase64Url(parts[1] ?? "", "the MAC");
+  const headerBytes = decodeBase64Url(parts[2] ?? "", "the header");
+  verifyMac({ key, version: 2, audience, content: headerBytes, mac });
+  const parsed = tokenHeaderSchema.safeParse(parseJsonBytes(headerBytes, "the header"));
+  if (!parsed.success) {
+    throw new CheckpointError({
+      reason: "malformed",
+      message: `invalid checkpoint header: ${describeIssues(parsed.error)}`,
+      cause: parsed.error,
+    });
+  }
+  const header = parsed.data;
+  checkSegmentLayout(header);
+  const size = header.segments.reduce((sum, [, , , segmentSize]) => sum + segmentSize, 0);
+  if (size > maxBytes) {
+    throw new CheckpointError({
+      reason: "too-large",
+      message: `the checkpoint decompresses to ${size} bytes; the limit is ${maxBytes}`,
+    });
+  }
+  const segmentParts = parts.length - 3;
+  if (segmentParts !== header.segments.length) {
+    throw new CheckpointError({
+      reason: segmentParts < header.segments.length ? "truncated" : "malformed",
+      message: `the header declares ${header.segments.length} segments; the checkpoint has ${segmentParts}`,
+    });
+  }
+  return header;
+}
+
+/** Messages then turns, each in full segments but the last: the only layout encode produces. */
+function checkSegmentLayout(header: TokenHeader): void {
+  const expected = [
+    ...segmentCounts("m", header.messageCount),
+    ...segmentCounts("t", header.turnCount),
+  ];
+  const actual = header.segments.map(([kind, count]) => `${kind}${count}`);
+  if (expected.join() !== actual.join()) {
+    throw new CheckpointError({
+      reason: "manifest-mismatch",
+      message: `the segments (${actual.join(" ")}) do not hold ${header.messageCount} messages and ${header.turnCount} turns`,
+    });
+  }
+}
+
+function segmentCounts(kind: string, total: number): string[] {
+  const counts: string[] = [];
+  for (let start = 0; start < total; start += tokenSegmentSize) {
+    counts.push(`${kind}${Math.min(tokenSegmentSize, total - start)}`);
+  }
+  return counts;
+}
+
+function decodeSegments(header: TokenHeader, parts: readonly string[]): CheckpointState {
+  const messageIds: string[] = [];
+  const messages: CanonicalMessage[] = [];
+  const turns: CheckpointTurn[] = [];
+  header.segments.forEach(([kind, count, compressedLength, size, digest], index) => {
+    const what = `segment ${index}`;
+    const part = parts[3 + index] ?? "";
+    const expectedLength = base64UrlLength(compressedLength);
+    if (part.length !== expectedLength) {
+      throw new CheckpointError({
+        reason: part.length < expectedLength ? "truncated" : "malformed",
+        message: `${what} is ${part.length} characters; its header entry says ${expectedLength}`,
+      });
+    }
+    const compressed = decodeBase64Url(part, what);
+    // The header is authenticated and names each segment's digest: a segment that differs was
+    // altered after signing, exactly as if the MAC had failed.
+    if (sha256Hex(compressed) !== digest) {
+      throw new CheckpointError({
+        reason: "bad-mac",
+        message: `${what} does not match the digest its signed header gives`,
+      });
+    }
+    const content = inflateBounded({
+      bytes: compressed,
+      maxOutput: size,
+      what,
+      overflow: "malformed",
+    });
+    if (content.byteLength !== size) {
+      throw new CheckpointError({
+        reason: "malformed",
+        message: `${what} inflates to ${content.byteLength} bytes; its header entry says ${size}`,
+      });
+    }
+    const blobs = decodeSegmentContent(content, what);
+    if (blobs.length !== count) {
+      throw new CheckpointError({
+        reason: "manifest-mismatch",
+        message: `${what} holds ${blobs.length} blobs; its header entry says ${count}`,
+      });
+    }
+    for (const { id, bytes } of blobs) {
+      if (kind === "m") {
+        messageIds.push(id);
+        messages.push(parseMessageBlob(bytes, id));
+      } else {
+        turns.push(parseTurnBlob(bytes, id));
+      }
+    }
+  });
+  if (headDigestOf(header.epoch, messageIds) !== header.headDigest) {
+    throw new CheckpointError({
+      reason: "head-mismatch",
+      message: "the message blobs do not chain to the head digest the header gives",
+    });
+  }
+  return {
+    formatVersion: checkpointFormatVersion,
+    conversationId: header.conversationId,
+    epoch: header.epoch,
+    messages,
+    turns,
+    ...optionalMetadata(header),
+    headDigest: header.headDigest,
+  };
+}

@@ -1,0 +1,200 @@
+import { sha256Hex } from "@cursor/run";
+import { deflateRawSync } from "node:zlib";
+import { encodeBase64Url } from "./token-codec.js";
+import { encodeSegmentContent } from "./token-segment.js";
+import type { SegmentBlob } from "./token-segment.js";
+
+/** What the cache did since it was created: how much work re-encoding actually saved. */
+export interface CheckpointEncodeCacheStats {
+  /** Segments taken from the cache as they were. */
+  readonly segmentsReused: number;
+  /** Segments compressed (cache misses, or every segment without a cache). */
+  readonly segmentsCompressed: number;
+  /** Uncompressed bytes fed to zlib. */
+  readonly bytesCompressed: number;
+  /** Segments held now. */
+  readonly entries: number;
+  /** Encoded bytes held now. */
+  readonly cachedBytes: number;
+}
+
+/**
+ * Lets `encodeCheckpoint` reuse the compressed segments of earlier encodings: a full segment of a
+ * conversation never changes, so after an append only the last segment of messages and of turns
+ * is compressed again. Segments are keyed by the ids of their blobs (content, not object
+ * identity), so a history hydrated on another request still hits. Holds no secret.
+ */
+export interface CheckpointEncodeCache {
+  readonly stats: CheckpointEncodeCacheStats;
+  clear(): void;
+}
+
+export type SegmentKind = "m" | "t";
+
+/** A compressed token segment and what the header says about it. */
+export interface EncodedSegment {
+  readonly kind: SegmentKind;
+  readonly ids: readonly string[];
+  /** base64url of the compressed bytes: what the token carries. */
+  readonly part: string;
+  /** SHA-256 hex of the compressed bytes. */
+  readonly digest: string;
+  readonly compressedLength: number;
+  /** Decompressed length. */
+  readonly size: number;
+  /** Message segments: head digest before the segment → head digest after it (memo). */
+  readonly chains: Map<string, string>;
+}
+
+const maxChainMemos = 4;
+
+export class SegmentStore {
+  readonly #maxBytes: number;
+  readonly #entries = new Map<string, EncodedSegment>();
+  #byFirstObject = new WeakMap<object, { key: string; items: readonly unknown[] }>();
+  #cachedBytes = 0;
+  #segmentsReused = 0;
+  #segmentsCompressed = 0;
+  #bytesCompressed = 0;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  get stats(): CheckpointEncodeCacheStats {
+    return {
+      segmentsReused: this.#segmentsReused,
+      segmentsCompressed: this.#segmentsCompressed,
+      bytesCompressed: this.#bytesCompressed,
+      entries: this.#entries.size,
+      cachedBytes: this.#cachedBytes,
+    };
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#byFirstObject = new WeakMap();
+    this.#cachedBytes = 0;
+  }
+
+  /**
+   * The segment of exactly these (frozen) items, when this cache encoded these very objects
+   * before: frozen objects cannot have changed, so no id is computed and no key is built. This is
+   * what makes re-encoding a long history cheap: one reference check per message.
+   */
+  segmentOfObjects(items: readonly unknown[]): EncodedSegment | undefined {
+    const first = items[0];
+    if (typeof first !== "object" || first === null) return undefined;
+    const known = this.#byFirstObject.get(first);
+    if (known === undefined || known.items.length !== items.length) return undefined;
+    for (let index = 0; index < items.length; index += 1) {
+      if (known.items[index] !== items[index]) return undefined;
+    }
+    return this.#hit(known.key);
+  }
+
+  /** The segment holding these blobs; `blobs` is called only on a miss. */
+  segment({
+    kind,
+    ids,
+    items,
+    blobs,
+  }: {
+    kind: SegmentKind;
+    ids: readonly string[];
+    /** The values the blobs encode; remembered by identity when all are frozen. */
+    items: readonly unknown[];
+    blobs: () => SegmentBlob[];
+  }): EncodedSegment {
+    const key = `${kind}${ids.join("")}`;
+    const cached = this.#hit(key);
+    if (cached !== undefined) {
+      this.#rememberObjects(key, items);
+      return cached;
+    }
+    const content = encodeSegmentContent(blobs());
+    const compressed = deflateRawSync(content);
+    const segment: EncodedSegment = {
+      kind,
+      ids: [...ids],
+      part: encodeBase64Url(compressed),
+      digest: sha256Hex(compressed),
+      compressedLength: compressed.byteLength,
+      size: content.byteLength,
+      chains: new Map(),
+    };
+    this.#segmentsCompressed += 1;
+    this.#bytesCompressed += content.byteLength;
+    this.#insert(key, segment);
+    this.#rememberObjects(key, items);
+    return segment;
+  }
+
+  #hit(key: string): EncodedSegment | undefined {
+    const cached = this.#entries.get(key);
+    if (cached === undefined) return undefined;
+    // Re-insert: Map order is the eviction order, oldest use first.
+    this.#entries.delete(key);
+    this.#entries.set(key, cached);
+    this.#segmentsReused += 1;
+    return cached;
+  }
+
+  #rememberObjects(key: string, items: readonly unknown[]): void {
+    const first = items[0];
+    const frozen = items.every(
+      (item) => typeof item === "object" && item !== null && Object.isFrozen(item),
+    );
+    if (!frozen || typeof first !== "object" || first === null) return;
+    // Holds the key, not the segment: an evicted segment stays evicted.
+    this.#byFirstObject.set(first, { key, items: [...items] });
+  }
+
+  /** Remembers the head digest a segment chains to from `before`. */
+  rememberChain(segment: EncodedSegment, before: string, after: string): void {
+    if (segment.chains.size >= maxChainMemos) segment.chains.clear();
+    segment.chains.set(before, after);
+  }
+
+  #insert(key: string, segment: EncodedSegment): void {
+    const cost = segment.part.length + key.length;
+    if (cost > this.#maxBytes) return;
+    this.#entries.set(key, segment);
+    this.#cachedBytes += cost;
+    for (const [oldKey, old] of this.#entries) {
+      if (this.#cachedBytes <= this.#maxBytes) break;
+      this.#entries.delete(oldKey);
+      this.#cachedBytes -= old.part.length + oldKey.length;
+    }
+  }
+}
+
+const stores = new WeakMap<CheckpointEncodeCache, SegmentStore>();
+
+/**
+ * Creates a cache for `encodeCheckpoint`. One per process is enough; `maxBytes` (default 64 MiB)
+ * bounds what it holds, least recently used segments leaving first.
+ */
+export function createCheckpointEncodeCache({
+  maxBytes = 64 * 1024 * 1024,
+}: { maxBytes?: number } = {}): CheckpointEncodeCache {
+  const store = new SegmentStore(maxBytes);
+  const cache: CheckpointEncodeCache = Object.freeze({
+    get stats() {
+      return store.stats;
+    },
+    clear: () => store.clear(),
+  });
+  stores.set(cache, store);
+  return cache;
+}
+
+/** The store behind a cache handle; a fresh unbounded one for a single encoding without one. */
+export function segmentStoreOf(cache: CheckpointEncodeCache | undefined): SegmentStore {
+  if (cache === undefined) return new SegmentStore(Number.POSITIVE_INFINITY);
+  const store = stores.get(cache);
+  if (store === undefined) {
+    throw new TypeError("not a cache made by createCheckpointEncodeCache");
+  }
+  return store;
+}

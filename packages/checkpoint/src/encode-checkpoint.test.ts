@@ -1,0 +1,166 @@
+import { HistoryLog, createRuntimeMessage, deepFreeze, sha256Hex } from "@cursor/run";
+import { describe, expect, it } from "vitest";
+import { expectReason } from "./__fixtures__/expect-checkpoint-error.js";
+import { agentConversation } from "./__fixtures__/histories.js";
+import { conversationId, growingStates, stateOf, testSecret } from "./__fixtures__/states.js";
+import type { CheckpointState } from "./checkpoint-state.js";
+import { createCheckpointState } from "./create-checkpoint-state.js";
+import { decodeCheckpoint } from "./decode-checkpoint.js";
+import { createCheckpointEncodeCache } from "./encode-cache.js";
+import { encodeCheckpoint } from "./encode-checkpoint.js";
+import { decodeBase64Url } from "./token-codec.js";
+import { tokenHeaderSchema } from "./token-header.js";
+
+function headerOf(token: string) {
+  return tokenHeaderSchema.parse(JSON.parse(decodeBase64Url(token.split(".")[2]!, "h").toString()));
+}
+
+describe("encodeCheckpoint", () => {
+  it("writes a URL- and JSON-safe version 2 token that decodes to the same state", () => {
+    const state = stateOf(agentConversation(3));
+    const token = encodeCheckpoint({ state, secret: testSecret, audience: "tenant-a" });
+    expect(token).toMatch(/^cp2(\.[A-Za-z0-9_-]+)+$/);
+    expect(encodeURIComponent(token)).toBe(token);
+    expect(JSON.stringify(token)).toBe(`"${token}"`);
+    expect(decodeCheckpoint({ token, secret: testSecret, audience: "tenant-a" })).toEqual(state);
+  });
+
+  it("lays out a signed header, message segments of 32 blobs, then turn segments", () => {
+    const state = { ...stateOf(agentConversation(20)), promptSpecDigest: sha256Hex("spec") };
+    const token = encodeCheckpoint({ state, secret: testSecret });
+    const header = headerOf(token);
+    expect(header).toEqual({
+      conversationId,
+      epoch: 0,
+      headDigest: state.headDigest,
+      latestRequestContextId: state.latestRequestContextId,
+      promptSpecDigest: sha256Hex("spec"),
+      messageCount: 82,
+      turnCount: 20,
+      segments: [
+        ["m", 32, expect.any(Number), expect.any(Number), expect.stringMatching(/^[0-9a-f]{64}$/)],
+        ["m", 32, expect.any(Number), expect.any(Number), expect.stringMatching(/^[0-9a-f]{64}$/)],
+        ["m", 18, expect.any(Number), expect.any(Number), expect.stringMatching(/^[0-9a-f]{64}$/)],
+        ["t", 20, expect.any(Number), expect.any(Number), expect.stringMatching(/^[0-9a-f]{64}$/)],
+      ],
+    });
+    const parts = token.split(".");
+    expect(parts).toHaveLength(3 + 4);
+    header.segments.forEach(([, , compressedLength, , digest], index) => {
+      const compressed = decodeBase64Url(parts[3 + index]!, "s");
+      expect(compressed.byteLength).toBe(compressedLength);
+      expect(sha256Hex(compressed)).toBe(digest);
+    });
+  });
+
+  it("encodes an empty conversation", () => {
+    const state = createCheckpointState({
+      conversationId,
+      history: new HistoryLog({ epoch: 2 }),
+      turns: [],
+    });
+    const token = encodeCheckpoint({ state, secret: testSecret });
+    expect(token.split(".")).toHaveLength(3);
+    expect(decodeCheckpoint({ token, secret: testSecret })).toEqual(state);
+  });
+
+  it("is deterministic, with or without a cache, frozen or not", () => {
+    const state = stateOf(agentConversation(40));
+    const token = encodeCheckpoint({ state, secret: testSecret });
+    const cache = createCheckpointEncodeCache();
+    expect(encodeCheckpoint({ state, secret: testSecret, cache })).toBe(token);
+    expect(encodeCheckpoint({ state, secret: testSecret, cache })).toBe(token);
+    expect(encodeCheckpoint({ state: structuredClone(state), secret: testSecret, cache })).toBe(
+      token,
+    );
+    expect(encodeCheckpoint({ state: structuredClone(state), secret: testSecret })).toBe(token);
+  });
+
+  it("with a cache, re-compresses only the last message and turn segments after an append", () => {
+    const cache = createCheckpointEncodeCache();
+    const states = [...growingStates(agentConversation(30))];
+    const lengths: number[] = [];
+    for (const [index, state] of states.entries()) {
+      const before = cache.stats;
+      const token = encodeCheckpoint({ state, secret: testSecret, cache });
+      const after = cache.stats;
+      const header = headerOf(token);
+      const messageSegments = header.segments.filter(([kind]) => kind === "m");
+      const previousMessages = index === 0 ? 0 : states[index - 1]!.messages.length;
+      // Segments a turn touches: each message segment from the one holding the first new
+      // message to the last, and the last turn segment.
+      const firstTouched = Math.floor(previousMessages / 32);
+      const touched = header.segments.filter(([kind], position) =>
+        kind === "m" ? position >= firstTouched : position === header.segments.length - 1,
+      );
+      expect(after.segmentsCompressed - before.segmentsCompressed).toBe(touched.length);
+      expect(after.segmentsReused - before.segmentsReused).toBe(
+        header.segments.length - touched.length,
+      );
+      expect(after.bytesCompressed - before.bytesCompressed).toBe(
+        touched.reduce((sum, [, , , size]) => sum + size, 0),
+      );
+      expect(decodeCheckpoint({ token, secret: testSecret })).toEqual(state);
+      lengths.push(messageSegments.length);
+    }
+    expect(lengths.at(-1)).toBe(4);
+  });
+
+  it("hits the cache for a history rebuilt from other objects (content-keyed)", () => {
+    const state = stateOf(agentConversation(40));
+    const cache = createCheckpointEncodeCache();
+    encodeCheckpoint({ state, secret: testSecret, cache });
+    const before = cache.stats;
+    encodeCheckpoint({ state: deepFreeze(structuredClone(state)), secret: testSecret, cache });
+    expect(cache.stats.segmentsCompressed).toBe(before.segmentsCompressed);
+    expect(cache.stats.segmentsReused - before.segmentsReused).toBe(before.entries);
+  });
+
+  it("keeps the cache within its byte budget, least recently used out first", () => {
+    const cache = createCheckpointEncodeCache({ maxBytes: 8_000 });
+    const state = stateOf(agentConversation(60));
+    const token = encodeCheckpoint({ state, secret: testSecret, cache });
+    expect(cache.stats.cachedBytes).toBeLessThanOrEqual(8_000);
+    expect(cache.stats.entries).toBeGreaterThan(0);
+    expect(encodeCheckpoint({ state, secret: testSecret, cache })).toBe(token);
+    cache.clear();
+    expect(cache.stats).toMatchObject({ entries: 0, cachedBytes: 0 });
+    expect(() =>
+      encodeCheckpoint({ state, secret: testSecret, cache: { stats: cache.stats, clear() {} } }),
+    ).toThrow(TypeError);
+  });
+
+  it("refuses a state whose head digest is not its messages'", () => {
+    const state = stateOf(agentConversation(2));
+    expectReason(
+      () =>
+        encodeCheckpoint({ state: { ...state, headDigest: sha256Hex("x") }, secret: testSecret }),
+      "head-mismatch",
+    );
+    const reordered: CheckpointState = { ...state, messages: [...state.messages].reverse() };
+    expectReason(() => encodeCheckpoint({ state: reordered, secret: testSecret }), "head-mismatch");
+  });
+
+  it("refuses invalid states and short secrets", () => {
+    const state = stateOf(agentConversation(1));
+    const runtime = createRuntimeMessage({
+      eventId: "turn.m9.x",
+      runtimeKind: "user-turn",
+      content: [{ type: "text", text: "x" }],
+    });
+    const invalid: unknown[] = [
+      { ...state, formatVersion: 3 },
+      { ...state, headDigest: "ABC" },
+      { ...state, messages: [{ ...runtime, role: "assistant" }] },
+      { ...state, turns: [{ ...state.turns[0], runId: "has space" }] },
+      { ...state, promptSpecDigest: "not-a-digest" },
+    ];
+    for (const candidate of invalid) {
+      expectReason(
+        () => encodeCheckpoint({ state: candidate as CheckpointState, secret: testSecret }),
+        "invalid-state",
+      );
+    }
+    expectReason(() => encodeCheckpoint({ state, secret: "too-short" }), "invalid-secret");
+  });
+});
