@@ -1,10 +1,8 @@
 import type { ModelAssistantMessage, Warning } from "@cursor/run";
 import type { ResponsesInputItem, ResponsesReasoningItem } from "./responses-api.js";
 import { toResponsesCallId } from "./responses-call-id.js";
+import { responsesProviderId } from "./responses-provider-id.js";
 import { readResponsesReplayState } from "./responses-replay-state.js";
-
-/** The replay bag key of this provider (the adapter id). */
-export const responsesProviderId = "openai-responses";
 
 function replayedReasoning({
   message,

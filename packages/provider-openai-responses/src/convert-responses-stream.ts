@@ -9,9 +9,8 @@ import type {
   ResponsesStreamEvent,
 } from "./responses-api.js";
 import { classifyResponsesStreamError } from "./responses-errors.js";
+import { responsesProviderId as providerId } from "./responses-provider-id.js";
 import { createResponsesReplayState } from "./responses-replay-state.js";
-
-const providerId = "openai-responses";
 
 function eventType(event: unknown): string | undefined {
   if (typeof event !== "object" || event === null || !("type" in event)) return undefined;

@@ -22,7 +22,7 @@ export {
   parseRetryAfterMs,
   toResponsesError,
 } from "./responses-errors.js";
-export { responsesProviderId } from "./convert-responses-assistant-message.js";
+export { responsesProviderId } from "./responses-provider-id.js";
 export type {
   ResponsesAllowedToolsChoice,
   ResponsesAssistantMessageItem,

@@ -8,7 +8,6 @@ import type {
 } from "@cursor/run";
 import OpenAI from "openai";
 import { convertResponsesStream } from "./convert-responses-stream.js";
-import { responsesProviderId } from "./convert-responses-assistant-message.js";
 import type {
   ResponsesBody,
   ResponsesReasoningEffort,
@@ -16,6 +15,7 @@ import type {
 } from "./responses-api.js";
 import type { PromptCacheRetention } from "./responses-cache-hints.js";
 import { toResponsesError } from "./responses-errors.js";
+import { responsesProviderId } from "./responses-provider-id.js";
 import { serializeResponsesRequest } from "./serialize-responses-request.js";
 
 export interface OpenAIResponsesAdapterOptions {

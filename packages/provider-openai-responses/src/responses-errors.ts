@@ -11,8 +11,7 @@ import {
 import type { ProviderError } from "@cursor/run";
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
 import { responsesErrorBodySchema } from "./responses-api.js";
-
-const providerId = "openai-responses";
+import { responsesProviderId as providerId } from "./responses-provider-id.js";
 
 // OpenAI says `context_length_exceeded`; compatible servers only say it in words.
 const overflowCodes: ReadonlySet<string> = new Set(["context_length_exceeded"]);
