@@ -48,22 +48,31 @@ function element({
  * so the order is total and equal entries end up adjacent; exact duplicates are collapsed (a
  * repeated entry tells the model nothing new).
  */
-function renderList<T>(
-  items: readonly T[],
-  keys: (item: T) => readonly string[],
-  render: (item: T) => string,
-): string {
+function renderList<T>({
+  items,
+  keys,
+  render,
+}: {
+  items: readonly T[];
+  keys: (item: T) => readonly string[];
+  render: (item: T) => string;
+}): string {
   const rendered = items.map((item) => ({ keys: keys(item), text: render(item) }));
   const sorted = sortByKeys(rendered, (entry) => [...entry.keys, entry.text]).map((e) => e.text);
   return sorted.filter((text, index) => text !== sorted[index - 1]).join("\n");
 }
 
-function section<Name extends string>(
-  template: PromptTemplate<Name>,
-  name: Name,
-  items: string,
-): string {
-  return items === "" ? "" : template.render({ [name]: items } as Record<Name, string>);
+/** A section template with its one placeholder filled, or "" when there are no items. */
+function section<Name extends string>({
+  template,
+  placeholder,
+  items,
+}: {
+  template: PromptTemplate<Name>;
+  placeholder: Name;
+  items: string;
+}): string {
+  return items === "" ? "" : template.render({ [placeholder]: items } as Record<Name, string>);
 }
 
 function fileName(path: string): string {
@@ -86,10 +95,10 @@ function renderRules(rules: readonly RuleInput[], skills: readonly SkillInput[])
     if (rule.path === undefined) return true;
     return fileName(rule.path).toLowerCase() !== "skill.md" && !skillPaths.has(rule.path);
   });
-  return renderList(
-    kept,
-    (rule) => [rule.path ?? "", rule.name],
-    (rule) =>
+  return renderList({
+    items: kept,
+    keys: (rule) => [rule.path ?? "", rule.name],
+    render: (rule) =>
       element({
         tag: "rule",
         attributes: [
@@ -98,14 +107,14 @@ function renderRules(rules: readonly RuleInput[], skills: readonly SkillInput[])
         ],
         body: rule.content,
       }),
-  );
+  });
 }
 
 function renderSkills(skills: readonly SkillInput[]): string {
-  return renderList(
-    skills,
-    (skill) => [skill.name, skill.path],
-    (skill) =>
+  return renderList({
+    items: skills,
+    keys: (skill) => [skill.name, skill.path],
+    render: (skill) =>
       element({
         tag: "skill",
         attributes: [
@@ -114,20 +123,20 @@ function renderSkills(skills: readonly SkillInput[]): string {
         ],
         body: skill.description,
       }),
-  );
+  });
 }
 
 function renderSubagents(subagents: readonly SubagentInput[]): string {
-  return renderList(
-    subagents,
-    (subagent) => [subagent.name],
-    (subagent) =>
+  return renderList({
+    items: subagents,
+    keys: (subagent) => [subagent.name],
+    render: (subagent) =>
       element({
         tag: "subagent",
         attributes: [["name", subagent.name]],
         body: subagent.description,
       }),
-  );
+  });
 }
 
 /**
@@ -149,10 +158,10 @@ function renderEnvironment(env: EnvironmentInput | undefined): string {
 }
 
 function renderGit(repositories: readonly GitRepositoryInput[]): string {
-  return renderList(
-    repositories,
-    (repository) => [repository.path, repository.branch ?? ""],
-    (repository) =>
+  return renderList({
+    items: repositories,
+    keys: (repository) => [repository.path, repository.branch ?? ""],
+    render: (repository) =>
       element({
         tag: "repository",
         attributes: [
@@ -161,15 +170,15 @@ function renderGit(repositories: readonly GitRepositoryInput[]): string {
         ],
         body: repository.status ?? "",
       }),
-  );
+  });
 }
 
 function renderMcp(servers: readonly McpServerInput[]): string {
   const tools = exposeMcpTools(servers);
-  return renderList(
-    servers,
-    (server) => [server.name],
-    (server) => {
+  return renderList({
+    items: servers,
+    keys: (server) => [server.name],
+    render: (server) => {
       const parts: string[] = [];
       const instructions = bodyText(server.instructions ?? "");
       if (instructions !== "") parts.push(`<instructions>\n${instructions}\n</instructions>`);
@@ -196,7 +205,7 @@ function renderMcp(servers: readonly McpServerInput[]): string {
         body: parts.join("\n"),
       });
     },
-  );
+  });
 }
 
 /**
@@ -216,12 +225,36 @@ export function compileRequestContext(
   const templates = cursorPrompts.requestContextSections;
   const skills = context.skills ?? [];
   const sections = {
-    RULES: section(templates.rules, "RULES", renderRules(context.rules ?? [], skills)),
-    SKILLS: section(templates.skills, "SKILLS", renderSkills(skills)),
-    SUBAGENTS: section(templates.subagents, "SUBAGENTS", renderSubagents(context.subagents ?? [])),
-    ENVIRONMENT: section(templates.environment, "ENVIRONMENT", renderEnvironment(context.env)),
-    GIT: section(templates.git, "REPOSITORIES", renderGit(context.git ?? [])),
-    MCP: section(templates.mcp, "SERVERS", renderMcp(context.mcp?.servers ?? [])),
+    RULES: section({
+      template: templates.rules,
+      placeholder: "RULES",
+      items: renderRules(context.rules ?? [], skills),
+    }),
+    SKILLS: section({
+      template: templates.skills,
+      placeholder: "SKILLS",
+      items: renderSkills(skills),
+    }),
+    SUBAGENTS: section({
+      template: templates.subagents,
+      placeholder: "SUBAGENTS",
+      items: renderSubagents(context.subagents ?? []),
+    }),
+    ENVIRONMENT: section({
+      template: templates.environment,
+      placeholder: "ENVIRONMENT",
+      items: renderEnvironment(context.env),
+    }),
+    GIT: section({
+      template: templates.git,
+      placeholder: "REPOSITORIES",
+      items: renderGit(context.git ?? []),
+    }),
+    MCP: section({
+      template: templates.mcp,
+      placeholder: "SERVERS",
+      items: renderMcp(context.mcp?.servers ?? []),
+    }),
   };
   if (Object.values(sections).every((text) => text === "")) return undefined;
   const text = cursorPrompts.requestContext.render(sections);

@@ -44,11 +44,15 @@ function fixedToolsForMode(mode: AgentMode): string {
 }
 
 /** File bodies stay verbatim: the model must see code exactly as it is. */
-function contentElement(
-  tag: string,
-  attributes: Parameters<typeof renderAttributes>[0],
-  content: string,
-): string {
+function contentElement({
+  tag,
+  attributes,
+  content,
+}: {
+  tag: string;
+  attributes: Parameters<typeof renderAttributes>[0];
+  content: string;
+}): string {
   const open = `${tag}${renderAttributes(attributes)}`;
   return content === "" ? `<${open}/>` : `<${open}>\n${withoutFinalNewline(content)}\n</${tag}>`;
 }
@@ -56,20 +60,28 @@ function contentElement(
 function renderSelectedItem(item: SelectedContextItem): string {
   switch (item.kind) {
     case "file":
-      return contentElement("file", [["path", item.path]], item.content);
+      return contentElement({
+        tag: "file",
+        attributes: [["path", item.path]],
+        content: item.content,
+      });
     case "code":
-      return contentElement(
-        "code",
-        [
+      return contentElement({
+        tag: "code",
+        attributes: [
           ["path", item.path],
           ["lines", `${item.startLine}-${item.endLine}`],
         ],
-        item.content,
-      );
+        content: item.content,
+      });
     case "terminal":
-      return contentElement("terminal", [["title", item.title]], item.content);
+      return contentElement({
+        tag: "terminal",
+        attributes: [["title", item.title]],
+        content: item.content,
+      });
     case "text":
-      return contentElement("text", [], item.content);
+      return contentElement({ tag: "text", attributes: [], content: item.content });
     default: {
       const exhaustive: never = item;
       throw new Error(`unknown selected context kind ${JSON.stringify(exhaustive)}`);
