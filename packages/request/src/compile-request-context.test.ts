@@ -263,7 +263,7 @@ describe("compileRequestContext", () => {
         const compiled = compileRequestContext(input);
         expect(compileRequestContext(reorder(input, seed))).toEqual(compiled);
       }),
-      { numRuns: 200 },
+      { numRuns: 100 },
     );
   });
 
@@ -310,7 +310,7 @@ describe("compileRequestContext", () => {
           expect(compile(context).digest).not.toBe(digest);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: 100 },
     );
   });
 
