@@ -2,7 +2,11 @@
 // over real HTTP. The fake signs thinking blocks over the history before them and simulates
 // Anthropic's prefix cache, so history edits and prefix regressions show up here.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeProvider } from "@cursor/testkit";
+import {
+  allContentKindsConversation,
+  conformancePromptSpec,
+  startFakeProvider,
+} from "@cursor/testkit";
 import type { FakeProvider } from "@cursor/testkit";
 import {
   AuthenticationError,
@@ -294,6 +298,32 @@ describe("anthropic adapter against the fake provider", () => {
     expect(recorded.pureAppend).toBe(true);
     expect(recorded.bestPossibleCachedTokens).toBe(fake.requests[0]!.cache!.inputTokens);
     expect(two.usage!.cachedInputTokens).toBe(recorded.bestPossibleCachedTokens);
+  });
+
+  it("caches every call of a session with every content kind at the best possible count", async () => {
+    const conversation = allContentKindsConversation();
+    for (const snapshot of conversation.snapshots) {
+      const request = toModelRequest({
+        conversationId: "conv-kinds",
+        model: "claude-sonnet-4-6",
+        promptSpec: conformancePromptSpec,
+        messages: snapshot.messages,
+        ...(snapshot.allowedTools === undefined ? {} : { allowedTools: snapshot.allowedTools }),
+      });
+      fake.enqueue({ type: "text", text: "ok" });
+      const turn = await run(request);
+      expect(turn.finish).toBe("stop");
+    }
+    expect(fake.requests.map((recorded) => recorded.status)).toEqual(
+      conversation.snapshots.map(() => 200),
+    );
+    for (const recorded of fake.requests) {
+      expect(recorded.cache!.pureAppend).toBe(true);
+      expect(recorded.cache!.cachedTokens).toBe(recorded.cache!.bestPossibleCachedTokens);
+    }
+    const { total } = fake.cacheStats();
+    expect(total.cachedTokens).toBeGreaterThan(0);
+    expect(total.prefixEfficiency).toBe(1);
   });
 
   it("classifies a 429 with its retry-after", async () => {

@@ -67,6 +67,18 @@ describe("convertAnthropicAssistantContent", () => {
     expect(blocks).toEqual([{ type: "text", text: "Answer." }]);
   });
 
+  it("leaves out whitespace-only text before a tool call", () => {
+    const { blocks, warnings } = convertAnthropicAssistantContent({
+      path: "messages[1]",
+      message: assistant({
+        text: "\n\n",
+        toolCalls: [{ index: 0, callId: "toolu_1", name: "read_file", arguments: "{}" }],
+      }),
+    });
+    expect(warnings).toEqual([]);
+    expect(blocks).toEqual([{ type: "tool_use", id: "toolu_1", name: "read_file", input: {} }]);
+  });
+
   it("drops malformed replay state with a warning", () => {
     const { blocks, warnings } = convertAnthropicAssistantContent({
       path: "messages[3]",

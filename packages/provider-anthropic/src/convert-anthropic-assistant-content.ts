@@ -1,13 +1,15 @@
 import type { ModelAssistantMessage, Warning } from "@cursor/run";
 import type { AnthropicAssistantBlock } from "./anthropic-api.js";
 import { readAnthropicReplayBlocks } from "./anthropic-replay.js";
+import { isSendableText } from "./anthropic-sendable-text.js";
 import { toAnthropicToolCallId } from "./anthropic-tool-call-id.js";
 import { parseAnthropicToolInput } from "./parse-anthropic-tool-input.js";
 
 /**
  * The content blocks of one assistant message: replayed thinking / redacted thinking blocks
- * verbatim (only from `replay["anthropic"]`), then the text, then one `tool_use` per call in
- * index order. The canonical `reasoning` text is never sent: without its signature the API
+ * verbatim (only from `replay["anthropic"]`), then the text (left out when blank — models often
+ * emit only a newline before a tool call, and the API refuses whitespace-only text blocks), then
+ * one `tool_use` per call in index order. The canonical `reasoning` text is never sent: without its signature the API
  * would refuse it, and the signed blocks already carry it.
  */
 export function convertAnthropicAssistantContent({
@@ -20,7 +22,7 @@ export function convertAnthropicAssistantContent({
   const replayed = readAnthropicReplayBlocks({ replay: message.replay, path });
   const blocks: AnthropicAssistantBlock[] = [...replayed.blocks];
   const warnings: Warning[] = [...replayed.warnings];
-  if (message.text.length > 0) blocks.push({ type: "text", text: message.text });
+  if (isSendableText(message.text)) blocks.push({ type: "text", text: message.text });
   message.toolCalls.forEach((call, index) => {
     const { input, warning } = parseAnthropicToolInput({
       argumentsText: call.arguments,

@@ -35,11 +35,13 @@ describe("convertAnthropicToolResult", () => {
     );
   });
 
-  it("omits content when the result is empty", () => {
-    expect(convertAnthropicToolResult({ path: "p", message: tool({ content: "" }) })).toEqual({
-      block: { type: "tool_result", tool_use_id: "toolu_1", is_error: false },
-      warnings: [],
-    });
+  it("omits content when the result is empty or whitespace only", () => {
+    for (const content of ["", "\n  \n"]) {
+      expect(convertAnthropicToolResult({ path: "p", message: tool({ content }) })).toEqual({
+        block: { type: "tool_result", tool_use_id: "toolu_1", is_error: false },
+        warnings: [],
+      });
+    }
   });
 
   it("maps the call id the same way as the tool_use it answers", () => {

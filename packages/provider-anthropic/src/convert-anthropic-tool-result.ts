@@ -4,12 +4,13 @@ import type {
   AnthropicTextBlock,
   AnthropicToolResultBlock,
 } from "./anthropic-api.js";
+import { isSendableText } from "./anthropic-sendable-text.js";
 import { convertAnthropicImage } from "./convert-anthropic-image.js";
 import { toAnthropicToolCallId } from "./anthropic-tool-call-id.js";
 
 /**
- * A tool message as a `tool_result` block: the text (when non-empty; the API refuses empty
- * text blocks) then the image, `is_error` always present so every result has the same shape.
+ * A tool message as a `tool_result` block: the text (unless blank: the API refuses empty and
+ * whitespace-only text blocks, and a blank result says nothing) then the image, `is_error` always present so every result has the same shape.
  * The id goes through the same mapping as the `tool_use` it answers.
  */
 export function convertAnthropicToolResult({
@@ -21,7 +22,7 @@ export function convertAnthropicToolResult({
 }): { block: AnthropicToolResultBlock; warnings: Warning[] } {
   const content: Array<AnthropicTextBlock | AnthropicImageBlock> = [];
   const warnings: Warning[] = [];
-  if (message.content.length > 0) content.push({ type: "text", text: message.content });
+  if (isSendableText(message.content)) content.push({ type: "text", text: message.content });
   if (message.image !== undefined) {
     const { block, warning } = convertAnthropicImage({
       image: message.image,

@@ -26,7 +26,7 @@ describe("convertAnthropicUserContent", () => {
     );
   });
 
-  it("drops empty text and replaces unsupported images, with warnings", () => {
+  it("drops empty and whitespace-only text and replaces unsupported images, with warnings", () => {
     const { blocks, warnings } = convertAnthropicUserContent({
       path: "messages[2]",
       message: {
@@ -36,18 +36,20 @@ describe("convertAnthropicUserContent", () => {
         content: [
           { type: "text", text: "" },
           { type: "image", mimeType: "image/bmp", data: "Qk0=" },
+          { type: "text", text: " \n\t" },
         ],
       },
     });
     expect(blocks).toEqual([{ type: "text", text: "[image omitted: image/bmp is not supported]" }]);
     expect(warnings).toEqual([
-      { type: "dropped", message: "empty text part dropped", path: "messages[2].content[0]" },
+      { type: "dropped", message: "blank text part dropped", path: "messages[2].content[0]" },
       {
         type: "unsupported",
         message:
           "image media type image/bmp is not supported by Anthropic; replaced by a text note",
         path: "messages[2].content[1]",
       },
+      { type: "dropped", message: "blank text part dropped", path: "messages[2].content[2]" },
     ]);
   });
 });

@@ -1,12 +1,13 @@
 import type { ModelUserMessage, Warning } from "@cursor/run";
 import type { AnthropicImageBlock, AnthropicTextBlock } from "./anthropic-api.js";
+import { isSendableText } from "./anthropic-sendable-text.js";
 import { convertAnthropicImage } from "./convert-anthropic-image.js";
 
 /**
  * The content blocks of one user-side message (request context, runtime, summary, user, tail).
  * Every source renders the same way — its text verbatim — because the layers above already
- * framed it; the message's position in the merged user turn is what keeps it apart. Empty text
- * parts are dropped (the API refuses empty text blocks) with a warning.
+ * framed it; the message's position in the merged user turn is what keeps it apart. Empty or
+ * whitespace-only text parts are dropped (the API refuses such blocks) with a warning.
  */
 export function convertAnthropicUserContent({
   message,
@@ -21,8 +22,8 @@ export function convertAnthropicUserContent({
     const partPath = `${path}.content[${index}]`;
     switch (part.type) {
       case "text":
-        if (part.text.length === 0) {
-          warnings.push({ type: "dropped", message: "empty text part dropped", path: partPath });
+        if (!isSendableText(part.text)) {
+          warnings.push({ type: "dropped", message: "blank text part dropped", path: partPath });
         } else {
           blocks.push({ type: "text", text: part.text });
         }

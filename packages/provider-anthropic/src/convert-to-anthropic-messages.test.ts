@@ -138,7 +138,7 @@ describe("convertToAnthropicMessages", () => {
     ]);
     expect(messages).toEqual([{ role: "user", content: [{ type: "text", text: "hello" }] }]);
     expect(warnings).toEqual([
-      { type: "dropped", message: "empty text part dropped", path: "messages[0].content[0]" },
+      { type: "dropped", message: "blank text part dropped", path: "messages[0].content[0]" },
     ]);
   });
 });
