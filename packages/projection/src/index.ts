@@ -1,4 +1,5 @@
 export { abandonedToolCallText, closeAbandonedToolCalls } from "./abandoned-tool-calls.js";
+export { headFromCheckpointState, headToCheckpointState } from "./checkpoint-projection.js";
 export { commitTurnPlan, recordTurnPlan } from "./commit-turn-plan.js";
 export { compactionReplacement } from "./compaction-replacement.js";
 export type { CompactionReason } from "./compaction-replacement.js";
@@ -24,7 +25,7 @@ export {
   RunIdMismatchError,
   ToolResultConflictError,
 } from "./projection-errors.js";
-export { isAssistantIdOfRun, runProgress } from "./run-progress.js";
+export { isAssistantIdOfRun, lastAssistantOfRun, runProgress } from "./run-progress.js";
 export { summarizerRequest } from "./summarizer-request.js";
 export type { RunProgress } from "./run-progress.js";
 export type { CompiledRequestContext, CompiledRuntime, TurnAction, TurnPlan } from "./turn-plan.js";

@@ -1,4 +1,4 @@
-import { createAssistantMessage } from "@cursor/run";
+import { createAssistantMessage, createSummaryMessage, HistoryLog } from "@cursor/run";
 import { describe, expect, it } from "vitest";
 import { abandonedToolCallText } from "./abandoned-tool-calls.js";
 import { commitTurnPlan, recordTurnPlan } from "./commit-turn-plan.js";
@@ -39,7 +39,19 @@ describe("planSummarize", () => {
     ]);
   });
 
-  it("has nothing to do on an empty epoch", () => {
+  it("has nothing to do on an empty epoch or one holding only the last summary", () => {
+    const summarized = createConversationHead({
+      conversationId: "c1",
+      history: new HistoryLog({
+        epoch: 1,
+        messages: [createSummaryMessage({ summarizedEpoch: 0, text: "s" })],
+      }),
+    });
+    expect(planSummarize({ head: summarized, runId: "r9" })).toMatchObject({
+      alreadyCompleted: true,
+      initialMessages: [],
+    });
+    expect(planSummarize({ head: summarized, runId: "r9" }).compaction).toBeUndefined();
     const head = createConversationHead({ conversationId: "c1" });
     const plan = planSummarize({ head, runId: "r1" });
     expect(plan.compaction).toBeUndefined();

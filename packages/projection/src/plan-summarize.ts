@@ -6,7 +6,9 @@ import type { TurnPlan } from "./turn-plan.js";
 /**
  * Plans a `summarize` request (manual compaction). Abandoned tool calls are closed first so the
  * summarised epoch is well formed; the gateway then asks the summariser and starts a new epoch
- * with `compactionReplacement({ reason: "manual" })`. An empty epoch has nothing to summarise.
+ * with `compactionReplacement({ reason: "manual" })`. An empty epoch, or one that is only the
+ * summary of the last compaction, has nothing new to summarise: a repeated `summarize` does not
+ * churn epochs.
  */
 export function planSummarize({
   head,
@@ -15,7 +17,8 @@ export function planSummarize({
   head: ConversationHead;
   runId: string;
 }): TurnPlan {
-  const empty = head.history.length === 0;
+  const { messages } = head.history;
+  const empty = messages.length === 0 || (messages.length === 1 && messages[0]!.kind === "summary");
   return finalizeTurnPlan({
     head,
     draft: {

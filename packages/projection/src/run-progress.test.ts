@@ -7,7 +7,7 @@ import {
 } from "@cursor/run";
 import { describe, expect, it } from "vitest";
 import { createConversationHead } from "./conversation-head.js";
-import { isAssistantIdOfRun, runProgress } from "./run-progress.js";
+import { isAssistantIdOfRun, lastAssistantOfRun, runProgress } from "./run-progress.js";
 
 const runtime = (eventId: string) =>
   createRuntimeMessage({
@@ -74,5 +74,25 @@ describe("isAssistantIdOfRun", () => {
     expect(isAssistantIdOfRun("assistant:r:1:2", "r")).toBe(false);
     expect(isAssistantIdOfRun("assistant:r:1:2", "r:1")).toBe(true);
     expect(isAssistantIdOfRun("assistant:r10:0", "r1")).toBe(false);
+  });
+});
+
+describe("lastAssistantOfRun", () => {
+  it("finds the run's final answer at the end of the epoch, and nothing once superseded", () => {
+    const calling = createAssistantMessage({ runId: "r1", step: 0, toolCalls: [call] });
+    const result = createToolResultMessage({ callId: "call_1", name: "read_file", content: "x" });
+    const final = createAssistantMessage({ runId: "r1", step: 1, text: "done" });
+    const head = headWith([runtime("turn.m1.x"), calling, result, final]);
+    expect(lastAssistantOfRun({ head, runId: "r1" })).toEqual(final);
+    expect(
+      lastAssistantOfRun({ head: headWith([runtime("turn.m1.x"), calling, result]), runId: "r1" }),
+    ).toEqual(calling);
+    expect(lastAssistantOfRun({ head, runId: "r2" })).toBeUndefined();
+    expect(
+      lastAssistantOfRun({
+        head: headWith([runtime("turn.m1.x"), final, runtime("turn.m2.y")]),
+        runId: "r1",
+      }),
+    ).toBeUndefined();
   });
 });

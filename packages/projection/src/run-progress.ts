@@ -78,3 +78,25 @@ function runEventMessageIds(head: ConversationHead, runId: string): Set<string> 
   }
   return ids;
 }
+
+/**
+ * The run's latest assistant message in the current epoch (its final answer once the run is
+ * `completed`), so a retried request can replay it without calling the provider. Scans back
+ * only over the run's own steps and tool results.
+ */
+export function lastAssistantOfRun({
+  head,
+  runId,
+}: {
+  head: ConversationHead;
+  runId: string;
+}): AssistantMessage | undefined {
+  const messages = head.history.messages;
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const message = messages[i]!;
+    if (message.kind === "tool-result") continue;
+    if (message.kind === "assistant" && isAssistantIdOfRun(message.id, runId)) return message;
+    return undefined;
+  }
+  return undefined;
+}
