@@ -107,7 +107,44 @@ function layerRules(packages) {
   return rules;
 }
 
-const sharedRules = [
+/**
+ * Each public entry of a package's exports map, as [specifier, [source file]]: `./dist/x.js`
+ * is built from `src/x.ts`. Falls back to `src/index.ts` for a package without an exports map.
+ */
+export function entryPoints(root, dir, manifest) {
+  const exportsMap = manifest.exports ?? { ".": "./dist/index.js" };
+  const entries = [];
+  for (const [subpath, target] of Object.entries(exportsMap)) {
+    if (subpath === "./package.json") continue;
+    const file = typeof target === "string" ? target : (target.import ?? target.default);
+    if (typeof file !== "string") continue;
+    const source = file.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts");
+    if (!existsSync(join(root, "packages", dir, source))) continue;
+    const specifier = subpath === "." ? manifest.name : `${manifest.name}/${subpath.slice(2)}`;
+    entries.push([specifier, [`packages/${dir}/${source}`]]);
+  }
+  if (entries.length === 0) entries.push([manifest.name, [`packages/${dir}/src/index.ts`]]);
+  return entries;
+}
+
+function sharedRules(packages, root) {
+  const publicEntries = packages
+    .flatMap(({ dir, manifest }) => entryPoints(root, dir, manifest))
+    .map(([, [file]]) => `^${escape(file)}$`);
+  return [
+    {
+      name: "no-deep-import",
+      comment:
+        "only a package's public entry points (its exports map) may be imported from another package",
+      severity: "error",
+      from: { path: "^packages/([^/]+)/" },
+      to: { path: "^packages/", pathNot: ["^packages/$1/", ...publicEntries] },
+    },
+    ...fixedRules,
+  ];
+}
+
+const fixedRules = [
   {
     name: "no-path-import-across-packages",
     comment:
@@ -119,14 +156,6 @@ const sharedRules = [
       pathNot: "^packages/$1/",
       dependencyTypesNot: ["aliased-tsconfig-paths"],
     },
-  },
-  {
-    name: "no-deep-import",
-    comment:
-      "only a package's public entry point (src/index.ts) may be imported from another package",
-    severity: "error",
-    from: { path: "^packages/([^/]+)/" },
-    to: { path: "^packages/", pathNot: ["^packages/$1/", "^packages/[^/]+/src/index\\.ts$"] },
   },
   {
     name: "no-circular",
@@ -147,7 +176,7 @@ const sharedRules = [
 /** Rule 2: real imports, through dependency-cruiser. */
 export async function checkImports(root, packages) {
   const paths = Object.fromEntries(
-    packages.map(({ dir, manifest }) => [manifest.name, [`packages/${dir}/src/index.ts`]]),
+    packages.flatMap(({ dir, manifest }) => entryPoints(root, dir, manifest)),
   );
   // Workspace packages resolve to their src/index.ts (no build needed); the resolver plugin reads
   // the aliases from a tsconfig file, so write one outside the tree.
@@ -155,15 +184,13 @@ export async function checkImports(root, packages) {
   const tsConfigFile = join(tsConfigDir, "tsconfig.json");
   const compilerOptions = { baseUrl: root, paths };
   writeFileSync(tsConfigFile, JSON.stringify({ compilerOptions }));
-  const previousCwd = process.cwd();
-  process.chdir(root);
   try {
     const result = await cruise(
       packages.map((p) => `packages/${p.dir}/src`),
       {
         baseDir: root,
         validate: true,
-        ruleSet: { forbidden: [...layerRules(packages), ...sharedRules] },
+        ruleSet: { forbidden: [...layerRules(packages), ...sharedRules(packages, root)] },
         doNotFollow: { path: "node_modules" },
         tsPreCompilationDeps: true,
         tsConfig: { fileName: tsConfigFile },
@@ -182,7 +209,6 @@ export async function checkImports(root, packages) {
         `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (cycle: ${v.cycle.map((c) => c.name ?? c).join(" → ")})` : ""}`,
     );
   } finally {
-    process.chdir(previousCwd);
     rmSync(tsConfigDir, { recursive: true, force: true });
   }
 }

@@ -4,37 +4,16 @@ import type { TurnPlan } from "@cursor/projection";
 import { createCursorPromptSpec, parseAgentRunRequest } from "@cursor/request";
 import type { AgentRunRequest } from "@cursor/request";
 import { HistoryLog } from "@cursor/run";
-import type { PromptSpec, ProviderAdapter, RetryPolicy } from "@cursor/run";
+import type { PromptSpec } from "@cursor/run";
+import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import type { ConversationState } from "./conversation-state.js";
 import { conversationKey, newConversationState } from "./conversation-state.js";
 import type { Tenant } from "./http/auth.js";
 import { HttpError } from "./http/http-error.js";
-import type { GatewayMetrics } from "./http/metrics.js";
 import type { SseStream } from "./http/sse-stream.js";
 import { ProviderRequestLog } from "./providers/provider-request-log.js";
 import type { ProviderRequestRecord } from "./providers/provider-request-log.js";
 import { executeRun } from "./run-execution.js";
-import type { GatewayStore } from "./store/gateway-store.js";
-
-export interface ConversationServiceOptions {
-  readonly store: GatewayStore;
-  readonly provider: ProviderAdapter;
-  readonly model: string;
-  readonly contextWindow: number;
-  readonly checkpointSecret: string;
-  readonly metrics: GatewayMetrics;
-  readonly logger: GatewayLogger;
-  readonly now?: () => Date;
-  readonly retry?: Partial<RetryPolicy>;
-  /** How long a run holds its conversation before another process may take it over. */
-  readonly runLeaseMs?: number;
-  readonly requestLog?: ProviderRequestLog;
-}
-
-/** Where the service reports what it cannot tell the client (the app's pino logger). */
-export interface GatewayLogger {
-  error(details: Record<string, unknown>, message: string): void;
-}
 
 export interface PreparedRun {
   execute(stream: SseStream): Promise<void>;

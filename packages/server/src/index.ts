@@ -1,7 +1,8 @@
 export { ConfigError, isLoopbackHost, loadConfig } from "./config.js";
 export type { GatewayConfig, ProviderName } from "./config.js";
 export { ConversationService } from "./conversation-service.js";
-export type { ConversationServiceOptions, PreparedRun } from "./conversation-service.js";
+export type { PreparedRun } from "./conversation-service.js";
+export type { ConversationServiceOptions, GatewayLogger } from "./conversation-service-options.js";
 export { startGateway } from "./start-gateway.js";
 export type { RunningGateway, StartGatewayOptions } from "./start-gateway.js";
 export { buildApp, maxBodyBytes } from "./http/build-app.js";

@@ -20,7 +20,7 @@ import type {
   PromptSpec,
   Usage,
 } from "@cursor/run";
-import type { ConversationServiceOptions } from "./conversation-service.js";
+import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import type { ConversationState } from "./conversation-state.js";
 import { conversationKey } from "./conversation-state.js";
 import type { SseStream } from "./http/sse-stream.js";

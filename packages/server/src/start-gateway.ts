@@ -4,7 +4,7 @@ import { loadCheckpointSecret } from "./checkpoint-secret.js";
 import { ConfigError, isLoopbackHost } from "./config.js";
 import type { GatewayConfig } from "./config.js";
 import { ConversationService } from "./conversation-service.js";
-import type { ConversationServiceOptions } from "./conversation-service.js";
+import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import { buildApp } from "./http/build-app.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { createConfiguredProvider } from "./providers/create-provider.js";

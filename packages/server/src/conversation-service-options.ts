@@ -1,0 +1,24 @@
+import type { ProviderAdapter, RetryPolicy } from "@cursor/run";
+import type { GatewayMetrics } from "./http/metrics.js";
+import type { ProviderRequestLog } from "./providers/provider-request-log.js";
+import type { GatewayStore } from "./store/gateway-store.js";
+
+/** Where the service reports what it cannot tell the client (the app's pino logger). */
+export interface GatewayLogger {
+  error(details: Record<string, unknown>, message: string): void;
+}
+
+export interface ConversationServiceOptions {
+  readonly store: GatewayStore;
+  readonly provider: ProviderAdapter;
+  readonly model: string;
+  readonly contextWindow: number;
+  readonly checkpointSecret: string;
+  readonly metrics: GatewayMetrics;
+  readonly logger: GatewayLogger;
+  readonly now?: () => Date;
+  readonly retry?: Partial<RetryPolicy>;
+  /** How long a run holds its conversation before another process may take it over. */
+  readonly runLeaseMs?: number;
+  readonly requestLog?: ProviderRequestLog;
+}
