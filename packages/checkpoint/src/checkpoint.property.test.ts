@@ -1,3 +1,4 @@
+import { HistoryConflictError } from "@cursor/run";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { catchCheckpointError } from "./__fixtures__/expect-checkpoint-error.js";
@@ -20,12 +21,37 @@ const audience = "tenant-a";
 const decode = (token: string) => decodeCheckpoint({ token, secret: testSecret, audience });
 
 function expectSameHistory(built: BuiltHistory, token: string): void {
-  const hydrated = hydrateCheckpoint(decode(token));
-  expect(hydrated.history.messages).toEqual(built.history.messages);
-  expect(hydrated.history.headDigest).toBe(built.history.headDigest);
-  expect(hydrated.history.pendingToolCalls()).toEqual(built.history.pendingToolCalls());
-  expect(hydrated.history.latestRequestContext()).toEqual(built.history.latestRequestContext());
-  expect(hydrated.turns).toEqual(built.turns);
+  const { history, turns } = hydrateCheckpoint(decode(token));
+  expect(history.messages).toEqual(built.history.messages);
+  expect(history.headDigest).toBe(built.history.headDigest);
+  expect(history.pendingToolCalls()).toEqual(built.history.pendingToolCalls());
+  expect(history.latestRequestContext()).toEqual(built.history.latestRequestContext());
+  expect(turns).toEqual(built.turns);
+  // Dedup after hydration: every message again is a no-op; the same id with other content (a
+  // marker field added) conflicts.
+  const head = history.headDigest;
+  expect(history.append(structuredClone(built.messages)).appended).toEqual([]);
+  expect(history.headDigest).toBe(head);
+  for (const message of built.messages.slice(-2)) {
+    const edited = { ...message, id: message.id };
+    if (
+      edited.kind === "assistant" ||
+      edited.kind === "summary" ||
+      edited.kind === "request-context"
+    ) {
+      expect(() => history.append({ ...edited, text: `${edited.text}!` })).toThrow(
+        HistoryConflictError,
+      );
+    } else if (edited.kind === "tool-result") {
+      expect(() => history.append({ ...edited, isError: !edited.isError })).toThrow(
+        HistoryConflictError,
+      );
+    } else {
+      expect(() => history.append({ ...edited, content: [{ type: "text", text: "!" }] })).toThrow(
+        HistoryConflictError,
+      );
+    }
+  }
 }
 
 /** Every single-bit flip of the token's characters at the given bit positions. */

@@ -91,6 +91,9 @@ describe("decodeCheckpoint", () => {
 
   it("checks the token length and the declared decompressed size against maxBytes", () => {
     expectReason(() => decode(token, { maxBytes: token.length - 1 }), "too-large");
+    for (const maxBytes of [0, -1, 1.5, Number.NaN, 2 ** 33]) {
+      expect(() => decode(token, { maxBytes })).toThrow(RangeError);
+    }
     const big = stateOf(agentConversation(60));
     const bigToken = encodeCheckpoint({ state: big, secret: testSecret, audience: "tenant-a" });
     // The content is far larger than its compressed token.

@@ -26,7 +26,7 @@ export interface DecodeCheckpointOptions {
   secret: string | Uint8Array;
   /** Must equal the audience the token was encoded for (default: none). */
   audience?: string | undefined;
-  /** Cap on the token length and on its decompressed content (default 64 MiB). */
+  /** Cap on the token length and on its decompressed content (default 64 MiB, at most 4 GiB). */
   maxBytes?: number | undefined;
   /** When given, a valid token of another conversation fails as `foreign-conversation`. */
   conversationId?: string | undefined;
@@ -115,7 +115,11 @@ function openToken(options: DecodeCheckpointOptions): {
   maxBytes: number;
 } {
   const key = secretKey(options.secret);
-  const maxBytes = Math.min(options.maxBytes ?? defaultMaxCheckpointBytes, 2 ** 32);
+  const maxBytes = options.maxBytes ?? defaultMaxCheckpointBytes;
+  // zlib's output limit tops out at 4 GiB; a limit is a caller's setting, not token input.
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1 || maxBytes > 2 ** 32) {
+    throw new RangeError(`maxBytes must be an integer from 1 to 2^32, got ${maxBytes}`);
+  }
   const { token } = options;
   if (typeof token !== "string") {
     throw new CheckpointError({ reason: "malformed", message: "a checkpoint is a string" });
@@ -231,10 +235,9 @@ function segmentCounts(kind: string, total: number): string[] {
 }
 
 function decodeSegments(header: TokenHeader, parts: readonly string[]): CheckpointState {
-  const messageIds: string[] = [];
-  const messages: CanonicalMessage[] = [];
-  const turns: CheckpointTurn[] = [];
-  header.segments.forEach(([kind, count, compressedLength, size, digest], index) => {
+  // Every segment is authenticated (length, then digest against the signed header) before any
+  // is inflated or parsed: altered input costs hashing, never decompression or JSON parsing.
+  const compressedSegments = header.segments.map(([, , compressedLength, , digest], index) => {
     const what = `segment ${index}`;
     const part = parts[3 + index] ?? "";
     const expectedLength = base64UrlLength(compressedLength);
@@ -253,8 +256,15 @@ function decodeSegments(header: TokenHeader, parts: readonly string[]): Checkpoi
         message: `${what} does not match the digest its signed header gives`,
       });
     }
+    return compressed;
+  });
+  const messageIds: string[] = [];
+  const messages: CanonicalMessage[] = [];
+  const turns: CheckpointTurn[] = [];
+  header.segments.forEach(([kind, count, , size], index) => {
+    const what = `segment ${index}`;
     const content = inflateBounded({
-      bytes: compressed,
+      bytes: compressedSegments[index]!,
       maxOutput: size,
       what,
       overflow: "malformed",

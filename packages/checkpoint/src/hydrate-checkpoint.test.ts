@@ -4,10 +4,11 @@ import {
   createToolResultMessage,
   sha256Hex,
 } from "@cursor/run";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { expectReason } from "./__fixtures__/expect-checkpoint-error.js";
 import { agentConversation, buildHistory } from "./__fixtures__/histories.js";
 import { conversationId, stateOf, testSecret } from "./__fixtures__/states.js";
+import { CheckpointError } from "./checkpoint-error.js";
 import { decodeCheckpoint } from "./decode-checkpoint.js";
 import { createCheckpointEncodeCache } from "./encode-cache.js";
 import { encodeCheckpoint } from "./encode-checkpoint.js";
@@ -117,6 +118,36 @@ describe("hydrateCheckpoint", () => {
     });
     expect(history.append(result).appended).toHaveLength(1);
     expect(history.append(result).appended).toHaveLength(0);
+  });
+
+  it("resumes on a fresh copy of the package (no shared caches), as after a restart", async () => {
+    const token = encodeCheckpoint({ state, secret: testSecret, audience: "tenant-a" });
+    vi.resetModules();
+    const fresh = await import("./index.js");
+    const hydrated = fresh.hydrateCheckpoint(
+      fresh.decodeCheckpoint({ token, secret: testSecret, audience: "tenant-a", conversationId }),
+    );
+    expect(hydrated.history.messages).toEqual(built.history.messages);
+    const runtime = built.history.messages.find((message) => message.kind === "runtime")!;
+    expect(hydrated.history.append(structuredClone(runtime)).appended).toEqual([]);
+    // @cursor/run was loaded afresh too: its errors are recognised through their markers.
+    let conflict: unknown;
+    try {
+      hydrated.history.append({ ...runtime, content: [{ type: "text", text: "edited" }] });
+    } catch (error) {
+      conflict = error;
+    }
+    expect(HistoryConflictError.isInstance(conflict)).toBe(true);
+    // Its errors are still recognised by this copy of the package.
+    try {
+      fresh.decodeCheckpoint({ token, secret: testSecret, audience: "tenant-b" });
+      expect.unreachable();
+    } catch (error) {
+      expect(CheckpointError.isInstance(error)).toBe(true);
+      expect(error).not.toBeInstanceOf(CheckpointError);
+    }
+    // And its token is this copy's token: the format does not depend on process state.
+    expect(fresh.encodeCheckpoint({ state, secret: testSecret, audience: "tenant-a" })).toBe(token);
   });
 
   it("lets the next encode of the hydrated history skip hashing and compression", () => {

@@ -131,7 +131,7 @@ export function inflateBounded({
   } catch (cause) {
     const code =
       typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined;
-    const exceeded = cause instanceof RangeError || code === "ERR_BUFFER_TOO_LARGE";
+    const exceeded = code === "ERR_BUFFER_TOO_LARGE";
     throw new CheckpointError({
       reason: exceeded ? overflow : "malformed",
       message: exceeded

@@ -138,11 +138,11 @@ function planMessages({
     const tailStart = count - tail.length;
     // The stored tail is re-checked against the state (at most one chunk of ids): a cheap guard
     // against a state that claims the previous head but carries other messages.
-    let extends_ = messages.length >= count;
-    for (let index = tailStart; extends_ && index < count; index += 1) {
-      extends_ = idAt(index) === tail[index - tailStart];
+    let extendsPrevious = messages.length >= count;
+    for (let index = tailStart; extendsPrevious && index < count; index += 1) {
+      extendsPrevious = idAt(index) === tail[index - tailStart];
     }
-    if (extends_) {
+    if (extendsPrevious) {
       const ids = range(count, messages.length).map(idAt);
       if (chainDigests(previous.headDigest, ids) === metadata.headDigest) {
         return {
