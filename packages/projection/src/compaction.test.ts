@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { compactionReplacement } from "./compaction-replacement.js";
 import { summarizerRequest } from "./summarizer-request.js";
 import { contextIds, expectPrefixOf, ids, textOf } from "./testing/prefix-assertions.js";
-import { requestContext, summarize, userMessage } from "./testing/requests.js";
+import { requestContext, summarize, toolResults, userMessage } from "./testing/requests.js";
 import { TestGateway } from "./testing/test-gateway.js";
 
 const contextA = requestContext("");
@@ -61,6 +61,31 @@ describe("compaction", () => {
       "summary:0",
       contextId("m3", contextA),
       runtimeId("m3"),
+    ]);
+  });
+
+  it("auto during a tool-results continuation: the turn's messages and the open round stay whole", async () => {
+    const gateway = new TestGateway({ promptSpec });
+    await gateway.send(
+      userMessage({ runId: "r1", messageId: "m1", text: "one", context: contextA }),
+    );
+    gateway.provider.script({ toolCalls: [{ name: "read_file", arguments: '{"path":"a"}' }] });
+    await gateway.send(
+      userMessage({ runId: "r2", messageId: "m2", text: "two", context: contextA }),
+    );
+    gateway.budgetTokens = 1;
+    const continued = await gateway.send(
+      toolResults({ runId: "r2", results: [{ callId: "call_1", output: "A" }] }),
+    );
+    expect(continued.outcome?.compactions).toEqual([{ epoch: 1, trigger: "budget" }]);
+    const last = gateway.provider.calls.at(-1)!;
+    expect(last.epoch).toBe(1);
+    expect(ids(last.request)).toEqual([
+      contextId("m1", contextA),
+      "summary:0",
+      runtimeId("m2"),
+      "assistant:r2:0",
+      "tool-result:call_1",
     ]);
   });
 

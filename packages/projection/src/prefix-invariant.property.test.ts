@@ -33,7 +33,7 @@ type Op =
   | { op: "user"; context: number | null; mode: Mode; toolRound: boolean; compact: boolean }
   | { op: "retry" }
   | { op: "edit" }
-  | { op: "tool-results" }
+  | { op: "tool-results"; compact: boolean }
   | { op: "background"; task: number; kind: "shell" | "subagent" }
   | { op: "inject"; injection: number; stale: boolean }
   | { op: "summarize" }
@@ -54,7 +54,14 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.constant({ op: "retry" as const }) },
   { weight: 1, arbitrary: fc.constant({ op: "edit" as const }) },
-  { weight: 2, arbitrary: fc.constant({ op: "tool-results" as const }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant("tool-results" as const),
+      // One continuation in four compacts automatically before its model call.
+      compact: fc.integer({ min: 0, max: 3 }).map((value) => value === 0),
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -196,6 +203,7 @@ async function runSequence(ops: readonly Op[]): Promise<void> {
           ).rejects.toSatisfy((error: unknown) => ToolResultConflictError.isInstance(error));
           break;
         }
+        if (step.compact) gateway.budgetTokens = 1;
         const result = await send(
           toolResults({
             runId,
@@ -205,6 +213,8 @@ async function runSequence(ops: readonly Op[]): Promise<void> {
             })),
           }),
         );
+        gateway.budgetTokens = undefined;
+        if ((result.outcome?.compactions.length ?? 0) > 0) autoCompacted();
         expect(result.plan.callModel).toBe(true);
         expect(result.outcome?.reason).toBe("completed");
         model.pendingCallIds = [];

@@ -113,6 +113,7 @@ export class TestGateway {
         ...(plan.allowedTools === undefined ? {} : { allowedTools: plan.allowedTools }),
         history: head.history,
         pending: plan.initialMessages,
+        currentInitialMessages: plan.currentInitialMessages,
         provider: this.provider,
         commit: () => undefined,
         ...(this.budgetTokens === undefined
