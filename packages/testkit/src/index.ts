@@ -75,3 +75,27 @@ export {
   stripCacheControl,
 } from "./provider-conformance-laws.js";
 export type { ConformanceLaw, ProviderConformanceOptions } from "./provider-conformance-laws.js";
+export {
+  agentSessionArbitrary,
+  generateAgentSession,
+  sessionStats,
+} from "./generate-agent-session.js";
+export type { AgentSessionOptions, SessionFeature } from "./generate-agent-session.js";
+export type {
+  AgentSession,
+  AgentSessionStats,
+  RunRequestBody,
+  SessionAction,
+  SessionBackgroundCompletion,
+  SessionEvent,
+  SessionEventType,
+  SessionFileReference,
+  SessionMode,
+  SessionRequestContext,
+  SessionRule,
+  SessionSelectedContext,
+  SessionToolResult,
+  SessionUserMessage,
+} from "./agent-session-events.js";
+export { contextVariantNames, requestContextVariants } from "./session-content.js";
+export { SeededRandom } from "./seeded-random.js";

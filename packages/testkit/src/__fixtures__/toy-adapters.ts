@@ -6,7 +6,7 @@ import type { ModelMessage, ModelRequest, ProviderAdapter, ProviderEvent } from 
 export interface ToyBody {
   model: string;
   instructions: string;
-  tools: { name: string; parameters: unknown }[];
+  tools: { type: "function"; name: string; parameters: unknown }[];
   tool_choice?: unknown;
   input: Record<string, unknown>[];
 }
@@ -58,7 +58,11 @@ export function toyAdapter(id = "toy"): ProviderAdapter<ToyBody> {
         body: {
           model: request.model,
           instructions: request.instructions,
-          tools: request.tools.map((tool) => ({ name: tool.name, parameters: tool.inputSchema })),
+          tools: request.tools.map((tool) => ({
+            type: "function" as const,
+            name: tool.name,
+            parameters: tool.inputSchema,
+          })),
           ...(request.allowedTools === undefined
             ? {}
             : { tool_choice: { type: "allowed_tools", tools: [...request.allowedTools] } }),

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { fakeReplySchema, normalizeReply, splitText } from "./fake-reply.js";
+
+describe("fake replies", () => {
+  it("unwraps cut, slow and reasoning into one plan", () => {
+    expect(
+      normalizeReply({
+        type: "slow",
+        delayMsPerEvent: 5,
+        reply: {
+          type: "cut",
+          afterEvents: 3,
+          reply: {
+            type: "reasoning",
+            reasoning: "a",
+            then: {
+              type: "reasoning",
+              reasoning: "b",
+              redacted: true,
+              then: { type: "text", text: "hi" },
+            },
+          },
+        },
+      }),
+    ).toEqual({
+      kind: "answer",
+      reasoning: [
+        { reasoning: "a", redacted: false },
+        { reasoning: "b", redacted: true },
+      ],
+      answer: { type: "text", text: "hi", chunks: 2 },
+      cutAfterEvents: 3,
+      delayMsPerEvent: 5,
+    });
+    expect(
+      normalizeReply({ type: "tool-calls", calls: [{ name: "f", arguments: "{}" }] }),
+    ).toMatchObject({
+      answer: { type: "tool-calls", text: "" },
+      cutAfterEvents: undefined,
+      delayMsPerEvent: 0,
+    });
+  });
+
+  it("lets an error anywhere in the chain win", () => {
+    expect(
+      normalizeReply({
+        type: "reasoning",
+        reasoning: "x",
+        then: { type: "error", status: 429, retryAfterSeconds: 2 },
+      }),
+    ).toEqual({ kind: "error", status: 429, retryAfterSeconds: 2, message: undefined });
+    expect(
+      normalizeReply({ type: "slow", delayMsPerEvent: 1, reply: { type: "context-overflow" } }),
+    ).toEqual({
+      kind: "context-overflow",
+    });
+  });
+
+  it("validates replies with the schema", () => {
+    expect(fakeReplySchema.safeParse({ type: "text", text: "x" }).success).toBe(true);
+    expect(fakeReplySchema.safeParse({ type: "error", status: 418 }).success).toBe(false);
+    expect(fakeReplySchema.safeParse({ type: "tool-calls", calls: [] }).success).toBe(false);
+    expect(
+      fakeReplySchema.safeParse({
+        type: "cut",
+        afterEvents: 1,
+        reply: { type: "reasoning", reasoning: "r", then: { type: "nope" } },
+      }).success,
+    ).toBe(false);
+  });
+
+  it("splits text into chunks without breaking code points", () => {
+    expect(splitText("abcdef", 3)).toEqual(["ab", "cd", "ef"]);
+    expect(splitText("😀😀😀", 2)).toEqual(["😀😀", "😀"]);
+    expect(splitText("", 3)).toEqual([""]);
+    expect(splitText("ab", 5)).toEqual(["a", "b"]);
+  });
+});
