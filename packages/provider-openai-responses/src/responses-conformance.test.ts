@@ -1,0 +1,28 @@
+import { describeProviderConformance } from "@cursor/testkit/vitest";
+import { createResponsesReplayState } from "./responses-replay-state.js";
+import { createOpenAIResponsesAdapter } from "./responses-adapter.js";
+import type { ResponsesBody } from "./responses-api.js";
+
+// The @cursor/testkit laws over generated conversations: deterministic bytes, no input
+// mutation, `input` append-only across requests, instructions + tools (the cached head)
+// unchanged as history grows and modes switch, every canonical content kind accepted.
+describeProviderConformance<ResponsesBody>({
+  adapter: createOpenAIResponsesAdapter({
+    apiKey: "unused",
+    promptCacheRetention: "24h",
+    reasoningEffort: "medium",
+  }),
+  historyItems: (body) => body.input,
+  staticParts: (body) => ({ instructions: body.instructions, tools: body.tools }),
+  // What this adapter's stream puts in the replay bag, so generated assistant messages replay
+  // reasoning items like real ones.
+  replayState: ({ reasoning, messageId }) =>
+    createResponsesReplayState([
+      {
+        type: "reasoning",
+        id: `rs_${messageId}`,
+        summary: [{ type: "summary_text", text: reasoning }],
+        encrypted_content: `enc_${Buffer.from(reasoning).toString("base64")}`,
+      },
+    ]),
+});
