@@ -6,6 +6,7 @@
 import { loadavg } from "node:os";
 import {
   HistoryLog,
+  canonicalJson,
   createAssistantMessage,
   createRequestContextMessage,
   createRuntimeMessage,
@@ -95,6 +96,12 @@ function turnMessages(index) {
 }
 
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+// Times are medians: one GC pause or a busy neighbour should not move a row.
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
 
 /** Runs a conversation of `turnCount` turns; measures around `marks` when given. */
@@ -116,9 +123,14 @@ async function run(turnCount, marks) {
 
     const start = process.hrtime.bigint();
     const result = await writeCheckpoint({ store, previous, state });
+    const contentBytes = [...messages, turn].reduce(
+      (sum, value) => sum + Buffer.byteLength(canonicalJson(value)),
+      0,
+    );
     writes.push({
       ms: ms(start),
       bytes: result.bytesWritten,
+      manifestBytes: result.bytesWritten - contentBytes,
       objects: result.blobsWritten + result.chunksWritten,
     });
     previous = result.ref;
@@ -150,10 +162,11 @@ async function run(turnCount, marks) {
       turn: mark,
       messages: history.length,
       "write bytes/turn": Math.round(mean(window.map((w) => w.bytes))),
+      "of which manifest": Math.round(mean(window.map((w) => w.manifestBytes))),
       "write objects/turn": Number(mean(window.map((w) => w.objects)).toFixed(1)),
-      "write ms/turn": Number(mean(window.map((w) => w.ms)).toFixed(3)),
+      "write ms/turn": Number(median(window.map((w) => w.ms)).toFixed(3)),
       "token KiB": Math.round(token.length / 1024),
-      "encode ms (cached)": Number(mean(encodeTimes).toFixed(2)),
+      "encode ms (cached)": Number(median(encodeTimes).toFixed(2)),
       "zlib input bytes (cached)": Math.round(mean(compressedBytes)),
       "encode ms (cold)": Number(coldMs.toFixed(1)),
       "decode ms": Number(decodeMs.toFixed(1)),
@@ -168,7 +181,7 @@ await run(300, []);
 const { rows, store } = await run(marks[marks.length - 1], marks);
 
 console.log(
-  `node ${process.version}, load average ${loadavg()[0].toFixed(1)}; means over the ${windowSize} turns ending at each mark`,
+  `node ${process.version}, load average ${loadavg()[0].toFixed(1)}; bytes: means, times: medians over the ${windowSize} turns ending at each mark`,
 );
 console.table(rows);
 console.log(`store: ${store.size} objects, ${(store.byteLength / 1024 / 1024).toFixed(1)} MiB`);

@@ -48,10 +48,17 @@ export interface EncodedSegment {
 
 const maxChainMemos = 4;
 
+interface ObjectsEntry {
+  readonly kind: SegmentKind;
+  /** Key of the segment in the LRU map (not the segment: an evicted one stays evicted). */
+  readonly key: string;
+  readonly items: readonly unknown[];
+}
+
 export class SegmentStore {
   readonly #maxBytes: number;
   readonly #entries = new Map<string, EncodedSegment>();
-  #byFirstObject = new WeakMap<object, { key: string; items: readonly unknown[] }>();
+  #byFirstObject = new WeakMap<object, ObjectsEntry>();
   #cachedBytes = 0;
   #segmentsReused = 0;
   #segmentsCompressed = 0;
@@ -82,11 +89,13 @@ export class SegmentStore {
    * before: frozen objects cannot have changed, so no id is computed and no key is built. This is
    * what makes re-encoding a long history cheap: one reference check per message.
    */
-  segmentOfObjects(items: readonly unknown[]): EncodedSegment | undefined {
+  segmentOfObjects(kind: SegmentKind, items: readonly unknown[]): EncodedSegment | undefined {
     const first = items[0];
     if (typeof first !== "object" || first === null) return undefined;
     const known = this.#byFirstObject.get(first);
-    if (known === undefined || known.items.length !== items.length) return undefined;
+    if (known === undefined || known.kind !== kind || known.items.length !== items.length) {
+      return undefined;
+    }
     for (let index = 0; index < items.length; index += 1) {
       if (known.items[index] !== items[index]) return undefined;
     }
@@ -109,7 +118,7 @@ export class SegmentStore {
     const key = `${kind}${ids.join("")}`;
     const cached = this.#hit(key);
     if (cached !== undefined) {
-      this.#rememberObjects(key, items);
+      this.#rememberObjects(kind, key, items);
       return cached;
     }
     const content = encodeSegmentContent(blobs());
@@ -126,7 +135,7 @@ export class SegmentStore {
     this.#segmentsCompressed += 1;
     this.#bytesCompressed += content.byteLength;
     this.#insert(key, segment);
-    this.#rememberObjects(key, items);
+    this.#rememberObjects(kind, key, items);
     return segment;
   }
 
@@ -140,14 +149,13 @@ export class SegmentStore {
     return cached;
   }
 
-  #rememberObjects(key: string, items: readonly unknown[]): void {
+  #rememberObjects(kind: SegmentKind, key: string, items: readonly unknown[]): void {
     const first = items[0];
     const frozen = items.every(
       (item) => typeof item === "object" && item !== null && Object.isFrozen(item),
     );
     if (!frozen || typeof first !== "object" || first === null) return;
-    // Holds the key, not the segment: an evicted segment stays evicted.
-    this.#byFirstObject.set(first, { key, items: [...items] });
+    this.#byFirstObject.set(first, { kind, key, items: [...items] });
   }
 
   /** Remembers the head digest a segment chains to from `before`. */

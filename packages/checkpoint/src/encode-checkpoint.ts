@@ -51,7 +51,7 @@ export function encodeCheckpoint({
   let head = emptyHeadDigest(metadata.epoch);
   for (const { start, items } of chunks(messages)) {
     const segment =
-      store.segmentOfObjects(items) ??
+      store.segmentOfObjects("m", items) ??
       encodeSegment({ store, kind: "m", start, items, contentId: messageContentId });
     const ids = segment.ids;
     const before = head;
@@ -67,7 +67,7 @@ export function encodeCheckpoint({
   }
   for (const { start, items } of chunks(turns)) {
     segments.push(
-      store.segmentOfObjects(items) ??
+      store.segmentOfObjects("t", items) ??
         encodeSegment({ store, kind: "t", start, items, contentId: turnContentId }),
     );
   }

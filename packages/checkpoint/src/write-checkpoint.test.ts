@@ -12,6 +12,8 @@ import { CountingBlobStore } from "./__fixtures__/counting-store.js";
 import { expectReasonAsync } from "./__fixtures__/expect-checkpoint-error.js";
 import { agentConversation } from "./__fixtures__/histories.js";
 import { conversationId, growingStates, prefixState, stateOf } from "./__fixtures__/states.js";
+import type { BlobStore } from "./blob-store.js";
+import type { CheckpointRef } from "./checkpoint-ref.js";
 import type { CheckpointState } from "./checkpoint-state.js";
 import { createCheckpointState } from "./create-checkpoint-state.js";
 import { readCheckpoint } from "./read-checkpoint.js";
@@ -275,6 +277,22 @@ describe("writeCheckpoint", () => {
       () => writeCheckpoint({ store, previous: { ...ref, rootId: "x" }, state }),
       "malformed",
     );
+  });
+
+  it("works over a store that answers asynchronously", async () => {
+    const memory = new CountingBlobStore();
+    const store: BlobStore = {
+      get: async (id) => memory.get(id),
+      has: async (id) => memory.has(id),
+      putMany: async (blobs) => memory.putMany(blobs),
+    };
+    let ref: CheckpointRef | undefined;
+    let last: CheckpointState | undefined;
+    for (const state of growingStates(agentConversation(20))) {
+      ref = (await writeCheckpoint({ store, previous: ref, state })).ref;
+      last = state;
+    }
+    expect(await readCheckpoint({ store, ref: ref! })).toEqual(last);
   });
 
   it("writes a checkpoint of another conversation without reusing the previous manifest", async () => {

@@ -56,8 +56,9 @@ export async function writeCheckpoint({
   state: CheckpointState;
 }): Promise<WriteCheckpointResult> {
   const { metadata, messages, turns } = parseStateEnvelope(state);
-  store = withReadMemo(store);
-  const previousRoot = previous === undefined ? undefined : await loadPreviousRoot(store, previous);
+  const reader = withReadMemo(store);
+  const previousRoot =
+    previous === undefined ? undefined : await loadPreviousRoot(reader, previous);
   const sameConversation = previousRoot?.conversationId === metadata.conversationId;
   const messagePlan = planMessages({
     metadata,
@@ -65,12 +66,12 @@ export async function writeCheckpoint({
     previous: sameConversation ? previousRoot : undefined,
   });
   const turnPlan = await planTurns({
-    store,
+    store: reader,
     turns,
     previous: sameConversation ? previousRoot : undefined,
   });
-  const messageSequence = await extendSequence({ store, of: "messages", ...messagePlan });
-  const turnSequence = await extendSequence({ store, of: "turns", ...turnPlan });
+  const messageSequence = await extendSequence({ store: reader, of: "messages", ...messagePlan });
+  const turnSequence = await extendSequence({ store: reader, of: "turns", ...turnPlan });
   const root = rootBlob({
     conversationId: metadata.conversationId,
     epoch: metadata.epoch,
