@@ -1,4 +1,5 @@
 import { InvalidHistoryError } from "@cursor/run";
+import { appendTurns } from "./conversation-head.js";
 import type { ConversationHead } from "./conversation-head.js";
 import type { TurnPlan } from "./turn-plan.js";
 
@@ -18,8 +19,7 @@ export function recordTurnPlan({
   return Object.freeze({
     conversationId: head.conversationId,
     history: head.history,
-    turns:
-      plan.newTurns.length === 0 ? head.turns : Object.freeze([...head.turns, ...plan.newTurns]),
+    turns: appendTurns(head.turns, plan.newTurns),
     lastRunId: plan.acceptedRunId,
   });
 }

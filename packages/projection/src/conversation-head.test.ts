@@ -1,6 +1,7 @@
 import { createRuntimeMessage, HistoryLog } from "@cursor/run";
 import { describe, expect, it } from "vitest";
 import {
+  appendTurns,
   createConversationHead,
   findTurn,
   isDelivered,
@@ -46,5 +47,28 @@ describe("conversation head", () => {
     });
     expect(isDelivered(fromMessages, "inject.i1")).toBe(true);
     expect(findTurn(fromMessages, "inject.i1")).toBeUndefined();
+  });
+
+  it("shares one index along a chain of appended turns without leaking across branches", () => {
+    const record = (n: number) => ({
+      clientMessageId: `m${n}`,
+      eventId: `turn.m${n}.x`,
+      runId: `r${n}`,
+      messageIds: [`runtime:turn.m${n}.x`],
+    });
+    const base = createConversationHead({ conversationId: "c1", turns: [record(0)] });
+    expect(findTurn(base, "turn.m0.x")).toEqual(record(0));
+    const longer = { ...base, turns: appendTurns(base.turns, [record(1)]) };
+    const branch = { ...base, turns: appendTurns(base.turns, [record(2)]) };
+    expect(longer.turns.map((turn) => turn.eventId)).toEqual(["turn.m0.x", "turn.m1.x"]);
+    expect(findTurn(longer, "turn.m1.x")).toEqual(record(1));
+    expect(findTurn(base, "turn.m1.x")).toBeUndefined();
+    expect(isRecordedMessageId(base, "runtime:turn.m1.x")).toBe(false);
+    expect(findTurn(branch, "turn.m2.x")).toEqual(record(2));
+    expect(findTurn(branch, "turn.m1.x")).toBeUndefined();
+    expect(findTurn(longer, "turn.m2.x")).toBeUndefined();
+    expect(isRecordedMessageId(longer, "runtime:turn.m1.x")).toBe(true);
+    expect(appendTurns(longer.turns, [])).toBe(longer.turns);
+    expect(Object.isFrozen(longer.turns[1])).toBe(true);
   });
 });

@@ -64,29 +64,62 @@ export function createConversationHead({
   });
 }
 
-// Indexes are built once per `turns` array (heads never change it in place), so repeated look-ups
-// on one head cost O(1) each.
+/**
+ * Look-up index of a turns array: positions of event ids and message ids. One index serves a
+ * whole chain of arrays that extend each other (`appendTurns`), so recording a turn costs
+ * O(turns it adds), not O(all turns); an array only trusts positions below its own length.
+ */
 interface TurnIndex {
-  readonly byEventId: ReadonlyMap<string, TurnRecord>;
-  readonly messageIds: ReadonlySet<string>;
+  readonly byEventId: Map<string, number>;
+  readonly byMessageId: Map<string, number>;
+  /** Length of the longest array of the chain: the only one that may extend the index. */
+  length: number;
 }
 const turnIndexes = new WeakMap<readonly TurnRecord[], TurnIndex>();
+
+function addToIndex(index: TurnIndex, turn: TurnRecord, position: number): void {
+  // The first occurrence wins, so positions never move.
+  if (!index.byEventId.has(turn.eventId)) index.byEventId.set(turn.eventId, position);
+  for (const id of turn.messageIds) {
+    if (!index.byMessageId.has(id)) index.byMessageId.set(id, position);
+  }
+}
 
 function turnIndex(turns: readonly TurnRecord[]): TurnIndex {
   let index = turnIndexes.get(turns);
   if (index === undefined) {
-    index = {
-      byEventId: new Map(turns.map((turn) => [turn.eventId, turn])),
-      messageIds: new Set(turns.flatMap((turn) => turn.messageIds)),
-    };
+    index = { byEventId: new Map(), byMessageId: new Map(), length: turns.length };
+    turns.forEach((turn, position) => addToIndex(index!, turn, position));
     turnIndexes.set(turns, index);
   }
   return index;
 }
 
+/** `turns` followed by `added`, as a new frozen array sharing `turns`' look-up index. */
+export function appendTurns(
+  turns: readonly TurnRecord[],
+  added: readonly TurnRecord[],
+): readonly TurnRecord[] {
+  if (added.length === 0) return turns;
+  const next = Object.freeze([...turns, ...added.map((turn) => Object.freeze({ ...turn }))]);
+  const index = turnIndex(turns);
+  // Only the tip of a chain extends its index; a second branch from an older array builds its
+  // own index lazily, so branches never see each other's entries.
+  if (index.length === turns.length) {
+    next
+      .slice(turns.length)
+      .forEach((turn, offset) => addToIndex(index, turn, turns.length + offset));
+    index.length = next.length;
+    turnIndexes.set(next, index);
+  }
+  return next;
+}
+
 /** The accepted event with this event id, if any (in any epoch). */
 export function findTurn(head: ConversationHead, eventId: string): TurnRecord | undefined {
-  return turnIndex(head.turns).byEventId.get(eventId);
+  const position = turnIndex(head.turns).byEventId.get(eventId);
+  const turn = position === undefined ? undefined : head.turns[position];
+  return turn?.eventId === eventId ? turn : undefined;
 }
 
 /**
@@ -99,5 +132,6 @@ export function isDelivered(head: ConversationHead, eventId: string): boolean {
 
 /** Was a message with this id ever appended by an accepted event (in any epoch)? */
 export function isRecordedMessageId(head: ConversationHead, messageId: string): boolean {
-  return turnIndex(head.turns).messageIds.has(messageId) || head.history.has(messageId);
+  const position = turnIndex(head.turns).byMessageId.get(messageId);
+  return (position !== undefined && position < head.turns.length) || head.history.has(messageId);
 }

@@ -4,6 +4,7 @@ export { commitTurnPlan, recordTurnPlan } from "./commit-turn-plan.js";
 export { compactionReplacement } from "./compaction-replacement.js";
 export type { CompactionReason } from "./compaction-replacement.js";
 export {
+  appendTurns,
   createConversationHead,
   findTurn,
   isDelivered,
