@@ -28,6 +28,8 @@ export const anthropicRequestSchema = z.looseObject({
   stream: z.boolean().optional(),
 });
 type AnthropicMessage = z.infer<typeof messageSchema>;
+/** `POST /v1/messages/count_tokens`: a Messages body without `max_tokens`. */
+export const anthropicCountTokensSchema = anthropicRequestSchema.omit({ max_tokens: true });
 
 export const anthropicMaxCacheMarkers = 4;
 

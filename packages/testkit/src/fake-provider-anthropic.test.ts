@@ -236,4 +236,11 @@ describe("fake provider: Anthropic Messages through the official SDK", () => {
     // message_start, ping, block start / delta / stop, message_delta, message_stop
     expect(performance.now() - started).toBeGreaterThanOrEqual(7 * 10 - 5);
   });
+
+  it("counts tokens like the simulation does", async () => {
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "count me" }];
+    const counted = await client.messages.countTokens({ model: base.model, system, messages });
+    await client.messages.create({ ...base, messages });
+    expect(counted.input_tokens).toBe(provider.requests.at(-1)!.cache!.inputTokens);
+  });
 });

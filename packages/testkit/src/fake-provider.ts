@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Usage } from "@cursor/run";
 import { z } from "zod";
-import { anthropicWire } from "./anthropic-wire.js";
+import { anthropicCountTokensSchema, anthropicWire } from "./anthropic-wire.js";
 import { fakeReplySchema, normalizeReply } from "./fake-reply.js";
 import type { FakeReply } from "./fake-reply.js";
 import { openaiChatWire } from "./openai-chat-wire.js";
@@ -18,12 +18,19 @@ import type {
   AnswerUsage,
   FakeApi,
   JsonAnswer,
-  JsonRecord,
-  SseFrame,
   WireApi,
   WireError,
 } from "./wire-api.js";
 import { describeIssues, scriptedError } from "./wire-api.js";
+import {
+  isRecord,
+  publicHeaders,
+  readBody,
+  sendJson,
+  sendStream,
+  sendTruncatedJson,
+  sleep,
+} from "./fake-provider-http.js";
 
 export interface FakeProviderCacheOptions {
   /** Milliseconds since the epoch; inject a fixed clock for deterministic TTLs. */
@@ -111,15 +118,6 @@ export interface FakeProvider {
 }
 
 const wires: readonly WireApi[] = [openaiResponsesWire, openaiChatWire, anthropicWire];
-const secretHeaders = new Set([
-  "authorization",
-  "proxy-authorization",
-  "x-api-key",
-  "api-key",
-  "cookie",
-  "set-cookie",
-]);
-const maxBodyBytes = 64 * 1024 * 1024;
 const defaultSigningSecret = "cursor-testkit-fake-provider";
 const enqueueBodySchema = z.object({ replies: z.array(z.unknown()).min(1) });
 let instances = 0;
@@ -385,6 +383,29 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     });
   };
 
+  // Anthropic's token counting endpoint, answered with the simulation's own (o200k) count.
+  const handleCountTokens = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const raw = await readBody(req);
+    let body: unknown;
+    try {
+      body = raw === undefined ? undefined : JSON.parse(raw.toString("utf8"));
+    } catch {
+      body = undefined;
+    }
+    const parsed = anthropicCountTokensSchema.safeParse(body);
+    if (!parsed.success || !isRecord(body)) {
+      const message = parsed.success
+        ? "The body must be a JSON object."
+        : describeIssues(parsed.error.issues);
+      sendJson(res, anthropicWire.error({ kind: "invalid-request", message }, nextId("req")));
+      return;
+    }
+    const tokens = anthropicWire
+      .render(body)
+      .segments.reduce((sum, segment) => sum + segment.tokens, 0);
+    sendJson(res, { status: 200, headers: {}, body: { input_tokens: tokens } });
+  };
+
   const server: Server = createServer((req, res) => {
     open.add(res);
     res.on("close", () => open.delete(res));
@@ -394,22 +415,24 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     const work =
       wire !== undefined
         ? handleApi(wire, req, res)
-        : path === "/healthz"
-          ? Promise.resolve(sendJson(res, { status: 200, headers: {}, body: { ok: true } }))
-          : path.startsWith("/_fake/")
-            ? handleControl(req, res, path)
-            : Promise.resolve(
-                sendJson(res, {
-                  status: 404,
-                  headers: {},
-                  body: {
-                    error: {
-                      message: `Unknown route ${req.method} ${path}`,
-                      type: "invalid_request_error",
+        : req.method === "POST" && path === "/v1/messages/count_tokens"
+          ? handleCountTokens(req, res)
+          : path === "/healthz"
+            ? Promise.resolve(sendJson(res, { status: 200, headers: {}, body: { ok: true } }))
+            : path.startsWith("/_fake/")
+              ? handleControl(req, res, path)
+              : Promise.resolve(
+                  sendJson(res, {
+                    status: 404,
+                    headers: {},
+                    body: {
+                      error: {
+                        message: `Unknown route ${req.method} ${path}`,
+                        type: "invalid_request_error",
+                      },
                     },
-                  },
-                }),
-              );
+                  }),
+                );
     work.catch((error: unknown) => {
       if (!res.headersSent) {
         sendJson(res, {
@@ -462,105 +485,4 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     },
   };
   return provider;
-}
-
-function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function publicHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || secretHeaders.has(name)) continue;
-    headers[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return headers;
-}
-
-/** The whole body, or undefined when it exceeds the limit. */
-async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > maxBodyBytes) return undefined;
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-function sendJson(res: ServerResponse, answer: JsonAnswer): void {
-  const text = JSON.stringify(answer.body);
-  res.writeHead(answer.status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-    ...answer.headers,
-  });
-  res.end(text);
-}
-
-/** Sends headers and half of the body, then drops the connection (a `cut` non-streaming answer). */
-function sendTruncatedJson(res: ServerResponse, answer: JsonAnswer): void {
-  const bytes = Buffer.from(JSON.stringify(answer.body));
-  res.writeHead(answer.status, {
-    "content-type": "application/json",
-    "content-length": bytes.length,
-    ...answer.headers,
-  });
-  res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.destroy());
-}
-
-function sleep(ms: number, res: ServerResponse): Promise<void> {
-  if (ms <= 0 || res.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      res.off("close", done);
-      resolve();
-    }
-    res.once("close", done);
-  });
-}
-
-function formatFrame(frame: SseFrame): string {
-  return `${frame.event === undefined ? "" : `event: ${frame.event}\n`}data: ${frame.data}\n\n`;
-}
-
-async function sendStream({
-  res,
-  frames,
-  headers,
-  cutAfterEvents,
-  delayMsPerEvent,
-}: {
-  res: ServerResponse;
-  frames: readonly SseFrame[];
-  headers: Record<string, string>;
-  cutAfterEvents: number | undefined;
-  delayMsPerEvent: number;
-}): Promise<void> {
-  res.writeHead(200, {
-    "content-type": "text/event-stream; charset=utf-8",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-    ...headers,
-  });
-  res.flushHeaders();
-  const limit = cutAfterEvents ?? frames.length;
-  for (const [index, frame] of frames.entries()) {
-    if (res.destroyed) return;
-    if (index >= limit) break;
-    await sleep(delayMsPerEvent, res);
-    if (res.destroyed) return;
-    res.write(formatFrame(frame));
-  }
-  if (cutAfterEvents !== undefined && cutAfterEvents < frames.length) {
-    // Let the written events reach the client before the connection drops mid-stream.
-    await new Promise<void>((resolve) => res.write("", () => resolve()));
-    res.destroy();
-    return;
-  }
-  res.end();
 }
