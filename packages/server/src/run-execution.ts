@@ -1,7 +1,7 @@
 import { createCheckpointState, encodeCheckpoint } from "@cursor/checkpoint";
 import { recordTurnPlan } from "@cursor/projection";
 import type { TurnPlan, TurnRecord } from "@cursor/projection";
-import { summarizerInstructions } from "@cursor/request";
+import { renderSummaryText, summarizerInstructions } from "@cursor/request";
 import type { AgentRunRequest } from "@cursor/request";
 import {
   HistoryLog,
@@ -97,6 +97,13 @@ async function runPlan(
   if (!plan.callModel) {
     if (plan.appended.length > 0 || plan.newTurns.length > 0)
       await commitMessages(input, plan.appended, { withTurn: true, appendLocally: true });
+    // A retry of a run that stopped at tool calls: the client lost the stream that carried
+    // them (that is why it retries), so they are sent again or it could never answer them.
+    if (plan.retry) {
+      for (const { callId, name, arguments: args } of plan.pendingToolCalls) {
+        stream.send("tool.call", { callId, name, arguments: args });
+      }
+    }
     return { reason: plan.pendingToolCalls.length > 0 ? "awaiting-tools" : "completed" };
   }
   return runLoop(input);
@@ -115,7 +122,10 @@ async function runLoop(
     promptSpec: input.promptSpec,
     ...(plan.allowedTools === undefined ? {} : { allowedTools: plan.allowedTools }),
     history: state.head.history,
-    pending: plan.appended,
+    // The loop commits only what is new (`history.check`); a retry's stored messages are no-ops.
+    pending: plan.initialMessages,
+    // What compaction keeps of this turn verbatim (its context and runtime messages).
+    currentInitialMessages: plan.currentInitialMessages,
     provider,
     commit: async (batch: CommitBatch) => {
       await commitMessages(input, batch.messages, {
@@ -132,6 +142,7 @@ async function runLoop(
         conversationId: state.conversationId,
         model: request.model ?? options.model,
         instructions: summarizerInstructions,
+        formatSummary: renderSummaryText,
         persistEpoch: (epoch) =>
           persistEpoch(input, epoch, { withTurn: !turnRecorded }).then(() => {
             turnRecorded = true;
@@ -169,6 +180,7 @@ async function compactManually(
     conversationId: state.conversationId,
     model: request.model ?? options.model,
     instructions: summarizerInstructions,
+    formatSummary: renderSummaryText,
     keepRequestContext: false,
     persistEpoch: (epoch) => persistEpoch(input, epoch, { withTurn: true }),
   });
