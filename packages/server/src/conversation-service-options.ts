@@ -21,4 +21,8 @@ export interface ConversationServiceOptions {
   /** How long a run holds its conversation before another process may take it over. */
   readonly runLeaseMs?: number;
   readonly requestLog?: ProviderRequestLog;
+  /** Conversation heads kept in memory (least recently used out first). Default 1 000. */
+  readonly maxCachedConversations?: number;
+  /** Values never to show in errors, logs or the store (the provider keys). */
+  readonly secrets?: readonly string[];
 }

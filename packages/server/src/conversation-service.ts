@@ -1,8 +1,14 @@
-import { CheckpointError, decodeCheckpoint, hydrateCheckpoint } from "@cursor/checkpoint";
-import { ProjectionConflictError, createConversationHead, prepareTurn } from "@cursor/projection";
-import type { TurnPlan } from "@cursor/projection";
+import { CheckpointError, decodeCheckpoint, inspectCheckpoint } from "@cursor/checkpoint";
+import {
+  ProjectionConflictError,
+  createConversationHead,
+  headFromCheckpointState,
+  prepareTurn,
+} from "@cursor/projection";
+import type { ConversationHead, TurnPlan } from "@cursor/projection";
 import { createCursorPromptSpec, parseAgentRunRequest } from "@cursor/request";
-import type { AgentRunRequest } from "@cursor/request";
+import type { AgentRunRequest, McpServerInput } from "@cursor/request";
+import { ZodError } from "zod";
 import { HistoryLog } from "@cursor/run";
 import type { PromptSpec } from "@cursor/run";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
@@ -85,7 +91,7 @@ export class ConversationService {
     let promptSpec: PromptSpec;
     try {
       state = await this.#loadState({ tenant, request });
-      promptSpec = this.#promptSpec(request);
+      promptSpec = this.#promptSpec(request, state);
       plan = this.#plan({ state, request, promptSpec });
     } catch (error) {
       await release();
@@ -120,6 +126,7 @@ export class ConversationService {
             stream,
             signal: controller.signal,
           });
+          if (state.version !== null) this.#remember(key, state);
         } catch (error) {
           // The store may have moved under us (another process): drop the cached state.
           this.#states.delete(key);
@@ -134,12 +141,14 @@ export class ConversationService {
     };
   }
 
-  #promptSpec(request: AgentRunRequest): PromptSpec {
-    return createCursorPromptSpec({
-      ...(request.requestContext?.mcp?.servers === undefined
-        ? {}
-        : { mcpServers: request.requestContext.mcp.servers }),
-    });
+  /**
+   * The prompt spec of this request: from its own request context when it carries one, else from
+   * the conversation's latest (stored) one, so a tool-results continuation sends the same tools.
+   */
+  #promptSpec(request: AgentRunRequest, state: ConversationState): PromptSpec {
+    const mcpServers =
+      request.requestContext === undefined ? state.mcpServers : request.requestContext.mcp?.servers;
+    return createCursorPromptSpec(mcpServers === undefined ? {} : { mcpServers });
   }
 
   #plan({
@@ -163,7 +172,11 @@ export class ConversationService {
     return this.#options.now?.() ?? new Date();
   }
 
-  /** The conversation's state: cached if the store still has the same head, else loaded. */
+  /**
+   * The conversation's state. The store is the truth: a cached state is used only while the
+   * store still has the head it was built from. A conversation the store does not know resumes
+   * from the client's checkpoint, or starts empty for a user message; anything else is a 404.
+   */
   async #loadState({
     tenant,
     request,
@@ -173,123 +186,143 @@ export class ConversationService {
   }): Promise<ConversationState> {
     const { store } = this.#options;
     const key = conversationKey(tenant.id, request.conversationId);
-    const cached = this.#states.get(key);
     const version = await store.headVersion(tenant.id, request.conversationId);
-    if (request.checkpoint !== undefined) this.#verifyCheckpoint({ tenant, request });
-    if (cached !== undefined && sameVersion(cached.version, version ?? null)) return cached;
     if (version !== undefined) {
-      const stored = await store.load(tenant.id, request.conversationId);
-      if (stored === undefined)
-        throw new HttpError("not_found", `conversation ${request.conversationId} not found`);
-      const history = new HistoryLog({ epoch: stored.epoch, messages: stored.messages });
-      if (history.headDigest !== stored.headDigest) {
-        throw new HttpError(
-          "internal_error",
-          `conversation ${request.conversationId} failed its digest check`,
-        );
+      // The store has it: a checkpoint sent along only needs to be genuine and of this
+      // conversation (its MAC and header), not decoded (that would cost O(history) per turn).
+      if (request.checkpoint !== undefined) this.#inspect({ tenant, request });
+      const cached = this.#states.get(key);
+      if (
+        cached?.version !== undefined &&
+        cached.version !== null &&
+        sameVersion(cached.version, version)
+      ) {
+        this.#remember(key, cached);
+        return cached;
       }
-      const state = newConversationState({
-        tenant: tenant.id,
-        conversationId: request.conversationId,
-        head: createConversationHead({
-          conversationId: request.conversationId,
-          history,
-          turns: stored.turns,
-          lastRunId: stored.lastRunId,
-        }),
-        version: {
-          epoch: stored.epoch,
-          headDigest: stored.headDigest,
-          messageCount: stored.messages.length,
-        },
-        usage: stored.usage,
-        tokenAnchor:
-          stored.lastInput === undefined
-            ? undefined
-            : {
-                epoch: stored.epoch,
-                messageCount: stored.lastInput.messageCount,
-                inputTokens: stored.lastInput.inputTokens,
-              },
-      });
-      this.#states.set(key, state);
-      return state;
+      return this.#remember(key, await this.#loadStored({ tenant, request }));
     }
     if (request.checkpoint !== undefined) {
-      const state = this.#resumeFromCheckpoint({ tenant, request, checkpoint: request.checkpoint });
-      this.#states.set(key, state);
-      return state;
+      return this.#remember(key, this.#resumeFromCheckpoint({ tenant, request }));
     }
     if (request.action.type !== "user-message") {
       throw new HttpError("not_found", `conversation ${request.conversationId} not found`);
     }
-    const state = newConversationState({
+    return newConversationState({
       tenant: tenant.id,
       conversationId: request.conversationId,
       head: createConversationHead({ conversationId: request.conversationId }),
       version: null,
     });
+  }
+
+  /** Keeps at most `maxCachedConversations` heads in memory, least recently used out first. */
+  #remember(key: string, state: ConversationState): ConversationState {
+    this.#states.delete(key);
     this.#states.set(key, state);
+    const max = this.#options.maxCachedConversations ?? 1_000;
+    for (const [oldest] of this.#states) {
+      if (this.#states.size <= max) break;
+      if (!this.#active.has(oldest)) this.#states.delete(oldest);
+    }
     return state;
   }
 
-  #decode({
-    tenant,
-    request,
-    checkpoint,
-  }: {
-    tenant: Tenant;
-    request: AgentRunRequest;
-    checkpoint: string;
-  }) {
-    try {
-      return decodeCheckpoint({
-        token: checkpoint,
-        secret: this.#options.checkpointSecret,
-        audience: tenant.id,
-        conversationId: request.conversationId,
-      });
-    } catch (error) {
-      if (CheckpointError.isInstance(error)) {
-        if (error.reason === "foreign-conversation") {
-          throw new HttpError("conflict", `the checkpoint belongs to another conversation`);
-        }
-        throw new HttpError(
-          "invalid_checkpoint",
-          `invalid checkpoint (${error.reason}): ${error.message}`,
-        );
-      }
-      throw error;
+  async #loadStored({ tenant, request }: { tenant: Tenant; request: AgentRunRequest }) {
+    const stored = await this.#options.store.load(tenant.id, request.conversationId);
+    if (stored === undefined) {
+      throw new HttpError("not_found", `conversation ${request.conversationId} not found`);
     }
-  }
-
-  /** A checkpoint is always verified, even when the store already has the conversation. */
-  #verifyCheckpoint({ tenant, request }: { tenant: Tenant; request: AgentRunRequest }): void {
-    this.#decode({ tenant, request, checkpoint: request.checkpoint! });
-  }
-
-  #resumeFromCheckpoint({
-    tenant,
-    request,
-    checkpoint,
-  }: {
-    tenant: Tenant;
-    request: AgentRunRequest;
-    checkpoint: string;
-  }): ConversationState {
-    const hydrated = hydrateCheckpoint(this.#decode({ tenant, request, checkpoint }));
-    const lastTurn = hydrated.turns[hydrated.turns.length - 1];
+    const history = new HistoryLog({ epoch: stored.epoch, messages: stored.messages });
+    if (history.headDigest !== stored.headDigest) {
+      throw new HttpError(
+        "internal_error",
+        `conversation ${request.conversationId} failed its digest check`,
+      );
+    }
     return newConversationState({
       tenant: tenant.id,
       conversationId: request.conversationId,
       head: createConversationHead({
         conversationId: request.conversationId,
-        history: hydrated.history,
-        turns: hydrated.turns,
-        lastRunId: lastTurn?.runId,
+        history,
+        turns: stored.turns,
+        lastRunId: stored.lastRunId,
       }),
+      version: {
+        epoch: stored.epoch,
+        headDigest: stored.headDigest,
+        messageCount: stored.messages.length,
+      },
+      usage: stored.usage,
+      tokenAnchor:
+        stored.lastInput === undefined
+          ? undefined
+          : {
+              epoch: stored.epoch,
+              messageCount: stored.lastInput.messageCount,
+              inputTokens: stored.lastInput.inputTokens,
+            },
+      mcpServers: promptSpecInputServers(stored.promptSpecInput),
+    });
+  }
+
+  /** Maps a refused checkpoint to the contract's answer: 409 for another conversation, else 400. */
+  #checkpointError(error: unknown): never {
+    if (CheckpointError.isInstance(error)) {
+      if (error.reason === "foreign-conversation") {
+        throw new HttpError("conflict", "the checkpoint belongs to another conversation");
+      }
+      throw new HttpError(
+        "invalid_checkpoint",
+        `invalid checkpoint (${error.reason}): ${error.message}`,
+      );
+    }
+    if (error instanceof ZodError) {
+      throw new HttpError("invalid_checkpoint", `invalid checkpoint: ${error.message}`);
+    }
+    throw error;
+  }
+
+  #inspect({ tenant, request }: { tenant: Tenant; request: AgentRunRequest }): void {
+    try {
+      inspectCheckpoint({
+        token: request.checkpoint!,
+        secret: this.#options.checkpointSecret,
+        audience: tenant.id,
+        conversationId: request.conversationId,
+      });
+    } catch (error) {
+      this.#checkpointError(error);
+    }
+  }
+
+  #resumeFromCheckpoint({
+    tenant,
+    request,
+  }: {
+    tenant: Tenant;
+    request: AgentRunRequest;
+  }): ConversationState {
+    let head: ConversationHead;
+    try {
+      head = headFromCheckpointState(
+        decodeCheckpoint({
+          token: request.checkpoint!,
+          secret: this.#options.checkpointSecret,
+          audience: tenant.id,
+          conversationId: request.conversationId,
+        }),
+      );
+    } catch (error) {
+      this.#checkpointError(error);
+    }
+    return newConversationState({
+      tenant: tenant.id,
+      conversationId: request.conversationId,
+      head,
       version: null,
-      seed: hydrated.history.messages,
+      seed: head.history.messages,
     });
   }
 
@@ -351,9 +384,15 @@ export class ConversationService {
 }
 
 function sameVersion(
-  a: { epoch: number; headDigest: string } | null,
-  b: { epoch: number; headDigest: string } | null,
+  a: { epoch: number; headDigest: string },
+  b: { epoch: number; headDigest: string },
 ): boolean {
-  if (a === null || b === null) return a === b;
   return a.epoch === b.epoch && a.headDigest === b.headDigest;
+}
+
+/** The MCP servers stored with a conversation (`{ mcpServers }`), if any. */
+function promptSpecInputServers(input: unknown): readonly McpServerInput[] | undefined {
+  if (typeof input !== "object" || input === null || !("mcpServers" in input)) return undefined;
+  const servers = (input as { mcpServers: unknown }).mcpServers;
+  return Array.isArray(servers) ? (servers as McpServerInput[]) : undefined;
 }

@@ -1,6 +1,7 @@
 import type { CheckpointEncodeCache } from "@cursor/checkpoint";
 import { createCheckpointEncodeCache } from "@cursor/checkpoint";
 import type { ConversationHead } from "@cursor/projection";
+import type { McpServerInput } from "@cursor/request";
 import type { CanonicalMessage, TokenAnchor } from "@cursor/run";
 import type { HeadVersion, UsageTotals } from "./store/gateway-store.js";
 
@@ -21,6 +22,12 @@ export interface ConversationState {
   seed: readonly CanonicalMessage[];
   usage: UsageTotals;
   tokenAnchor: TokenAnchor | undefined;
+  /**
+   * The MCP servers of the latest accepted request context: every action of the conversation
+   * (tool results, injections, ...) rebuilds the same tools from them, so the tool prefix stays
+   * byte-identical while the context does not change.
+   */
+  mcpServers: readonly McpServerInput[] | undefined;
   readonly encodeCache: CheckpointEncodeCache;
 }
 
@@ -39,6 +46,7 @@ export function newConversationState(input: {
   seed?: readonly CanonicalMessage[];
   usage?: UsageTotals;
   tokenAnchor?: TokenAnchor | undefined;
+  mcpServers?: readonly McpServerInput[] | undefined;
 }): ConversationState {
   return {
     tenant: input.tenant,
@@ -48,7 +56,8 @@ export function newConversationState(input: {
     seed: input.seed ?? [],
     usage: input.usage ?? zeroUsage,
     tokenAnchor: input.tokenAnchor,
-    encodeCache: createCheckpointEncodeCache(),
+    mcpServers: input.mcpServers,
+    encodeCache: createCheckpointEncodeCache({ maxBytes: 16 * 1024 * 1024 }),
   };
 }
 

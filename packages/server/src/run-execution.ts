@@ -1,10 +1,11 @@
-import { createCheckpointState, encodeCheckpoint } from "@cursor/checkpoint";
-import { recordTurnPlan } from "@cursor/projection";
+import { encodeCheckpoint } from "@cursor/checkpoint";
+import { createConversationHead, headToCheckpointState, recordTurnPlan } from "@cursor/projection";
 import type { TurnPlan, TurnRecord } from "@cursor/projection";
 import { renderSummaryText, summarizerInstructions } from "@cursor/request";
 import type { AgentRunRequest } from "@cursor/request";
 import {
   HistoryLog,
+  RunCancelledError,
   chainHeadDigest,
   contextBudget,
   createCompactor,
@@ -15,6 +16,7 @@ import {
 import type {
   CanonicalMessage,
   CommitBatch,
+  JsonValue,
   LoopError,
   PersistEpoch,
   PromptSpec,
@@ -26,6 +28,7 @@ import { conversationKey } from "./conversation-state.js";
 import type { SseStream } from "./http/sse-stream.js";
 import type { ProviderRequestLog } from "./providers/provider-request-log.js";
 import { recordingProvider } from "./providers/recording-provider.js";
+import { redactSecrets } from "./redact-secrets.js";
 import type { RunStatus, UsageTotals } from "./store/gateway-store.js";
 
 type EndReason = "completed" | "awaiting-tools" | "cancelled" | "failed";
@@ -62,9 +65,21 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
     error = outcome.error;
     finalText = outcome.finalText;
   } catch (thrown) {
-    error = describeLoopError(thrown);
-    options.logger.error({ err: thrown, conversationId: request.conversationId }, "run failed");
+    const cancelled = input.signal.aborted || RunCancelledError.isInstance(thrown);
+    reason = cancelled ? "cancelled" : "failed";
+    error = cancelled ? undefined : describeLoopError(thrown);
+    if (!cancelled) {
+      options.logger.error(
+        {
+          err: redactSecrets(String(thrown), options.secrets),
+          conversationId: request.conversationId,
+        },
+        "run failed",
+      );
+    }
   }
+  if (error !== undefined)
+    error = { ...error, message: redactSecrets(error.message, options.secrets) };
   try {
     await saveRun(input, { status: reason, error, finalText });
     if (state.version !== null) {
@@ -172,9 +187,14 @@ async function compactManually(
   input: ExecuteRunInput,
 ): Promise<{ reason: EndReason; error?: LoopError }> {
   const { state, request, plan, options, stream } = input;
-  if (plan.appended.length > 0)
-    await commitMessages(input, plan.appended, { withTurn: false, appendLocally: true });
-  if (state.head.history.length === 0) return { reason: "completed" };
+  const history = state.head.history;
+  if (history.length + plan.appended.length === 0) return { reason: "completed" };
+  // Summarise a copy that already holds the turn's closing results, so the whole summarize turn
+  // is one transaction (the new epoch) or nothing.
+  const working =
+    plan.appended.length === 0
+      ? history
+      : new HistoryLog({ epoch: history.epoch, messages: [...history.messages, ...plan.appended] });
   const compact = createCompactor({
     provider: providerFor(input),
     conversationId: state.conversationId,
@@ -187,10 +207,22 @@ async function compactManually(
   const result = await compact({
     reason: "manual",
     trigger: "manual",
-    history: state.head.history,
+    history: working,
     current: [],
     signal: input.signal,
   });
+  if (working !== history) {
+    state.head = createConversationHead({
+      conversationId: state.conversationId,
+      history: working,
+      turns: state.head.turns,
+      lastRunId: state.head.lastRunId,
+    });
+  }
+  if (result.usage !== undefined) {
+    addUsage(input, result.usage);
+    stream.send("usage", result.usage);
+  }
   options.metrics.increment("cursor_gateway_compactions_total", { reason: "manual" });
   stream.send("compaction", { reason: "manual", epoch: result.epoch });
   return { reason: "completed" };
@@ -272,10 +304,14 @@ async function commitMessages(
     digests: [...seedDigests, ...digests],
     next,
     turns: turns.map((turn) => ({ eventId: turn.eventId, record: turn })),
+    ...promptSpecInputOf(input),
     ...(withTurn ? { lastRunId: plan.acceptedRunId } : {}),
   });
   state.version = next;
   state.seed = [];
+  if (input.request.requestContext !== undefined) {
+    state.mcpServers = input.request.requestContext.mcp?.servers;
+  }
   if (withTurn) state.head = recordTurnPlan({ head: state.head, plan });
   // The model loop appends what it committed itself; commits outside the loop append here.
   if (appendLocally) history.append(messages);
@@ -303,13 +339,16 @@ async function persistEpoch(
     digests: epoch.messages.map((_, index) => replay.digestAt(index)!),
     next,
     turns: turns.map((turn) => ({ eventId: turn.eventId, record: turn })),
+    ...promptSpecInputOf(input),
     ...(withTurn ? { lastRunId: plan.acceptedRunId } : {}),
   });
   state.version = next;
   state.seed = [];
+  if (input.request.requestContext !== undefined) {
+    state.mcpServers = input.request.requestContext.mcp?.servers;
+  }
   state.tokenAnchor = undefined;
   if (withTurn) state.head = recordTurnPlan({ head: state.head, plan });
-  input.stream.send("compaction", { reason: epoch.reason, epoch: epoch.epoch });
 }
 
 async function saveRun(
@@ -351,17 +390,20 @@ async function saveRun(
 
 function encodeHeadCheckpoint(input: ExecuteRunInput): string {
   const { state, options, promptSpec } = input;
-  const latest = state.head.history.latestRequestContext();
   return encodeCheckpoint({
-    state: createCheckpointState({
-      conversationId: state.conversationId,
-      history: state.head.history,
-      turns: state.head.turns,
-      latestRequestContextId: latest?.id,
-      promptSpecDigest: promptSpec.digest,
-    }),
+    state: headToCheckpointState(state.head, { promptSpecDigest: promptSpec.digest }),
     secret: options.checkpointSecret,
     audience: state.tenant,
     cache: state.encodeCache,
   });
+}
+
+/**
+ * The request's MCP servers, stored with the conversation when the request carries a request
+ * context, so later actions without one rebuild the same tools.
+ */
+function promptSpecInputOf(input: ExecuteRunInput): { promptSpecInput?: JsonValue } {
+  const context = input.request.requestContext;
+  if (context === undefined) return {};
+  return { promptSpecInput: { mcpServers: (context.mcp?.servers ?? []) as unknown as JsonValue } };
 }

@@ -53,6 +53,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
     }),
     metrics,
+    secrets: [config.openai.apiKey, config.anthropic.apiKey].filter(
+      (secret): secret is string => secret !== undefined,
+    ),
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.now === undefined ? {} : { now: options.now }),

@@ -1,5 +1,7 @@
 import { sharedPrefixItems } from "./provider-history-items.js";
 
+type StoredRecord = Omit<ProviderRequestRecord, "sharedPrefixItems">;
+
 export interface ProviderRequestRecord {
   readonly at: string;
   readonly provider: string;
@@ -15,7 +17,7 @@ export interface ProviderRequestRecord {
 export class ProviderRequestLog {
   readonly #perConversation: number;
   readonly #maxConversations: number;
-  readonly #entries = new Map<string, ProviderRequestRecord[]>();
+  readonly #entries = new Map<string, StoredRecord[]>();
 
   constructor({
     perConversation = 20,
@@ -35,16 +37,11 @@ export class ProviderRequestLog {
     provider: string;
     body: unknown;
     at: Date;
-  }): ProviderRequestRecord {
+  }): void {
     const list = this.#entries.get(key) ?? [];
     this.#entries.delete(key); // re-insert: Map order doubles as least-recently-used order
-    const previous = list[list.length - 1];
-    const entry: ProviderRequestRecord = {
-      at: at.toISOString(),
-      provider,
-      body,
-      sharedPrefixItems: previous === undefined ? 0 : sharedPrefixItems(previous.body, body),
-    };
+    // `sharedPrefixItems` compares whole bodies: computed when someone asks, not per call.
+    const entry: StoredRecord = { at: at.toISOString(), provider, body };
     list.push(entry);
     if (list.length > this.#perConversation) list.splice(0, list.length - this.#perConversation);
     this.#entries.set(key, list);
@@ -52,11 +49,18 @@ export class ProviderRequestLog {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    return entry;
   }
 
   list(key: string, limit: number): readonly ProviderRequestRecord[] {
     const list = this.#entries.get(key) ?? [];
-    return list.slice(Math.max(0, list.length - limit));
+    const first = Math.max(0, list.length - limit);
+    return list.slice(first).map((entry, offset) => {
+      const previous = list[first + offset - 1];
+      return {
+        ...entry,
+        sharedPrefixItems:
+          previous === undefined ? 0 : sharedPrefixItems(previous.body, entry.body),
+      };
+    });
   }
 }

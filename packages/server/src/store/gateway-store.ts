@@ -30,6 +30,8 @@ export interface StoredConversation {
   readonly usage: UsageTotals;
   /** Input tokens of the last provider call and how many messages that call covered. */
   readonly lastInput?: { readonly inputTokens: number; readonly messageCount: number };
+  /** What the conversation's prompt spec is built from (JSON owned by the gateway). */
+  readonly promptSpecInput?: JsonValue;
 }
 
 export interface HeadVersion {
@@ -57,6 +59,7 @@ export interface CommitInput {
   readonly usage?: UsageTotals;
   readonly lastInput?: { readonly inputTokens: number; readonly messageCount: number };
   readonly run?: StoredRun;
+  readonly promptSpecInput?: JsonValue;
 }
 
 /**

@@ -80,4 +80,10 @@ export const migrations: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 2,
+    description:
+      "the MCP servers of the latest request context, so every action rebuilds the same tools",
+    sql: `ALTER TABLE conversations ADD COLUMN prompt_spec_input TEXT;`,
+  },
 ];

@@ -52,10 +52,10 @@ async function commitTurn(
 
 describe("SqliteStore", () => {
   it("applies migrations once and records the schema version", async () => {
-    expect(store.schemaVersion).toBe(1);
+    expect(store.schemaVersion).toBe(2);
     await store.close();
     store = new SqliteStore({ path: join(dir, "gateway.sqlite") });
-    expect(store.schemaVersion).toBe(1);
+    expect(store.schemaVersion).toBe(2);
   });
 
   it("commits turns append-only and loads the verified head", async () => {

@@ -47,6 +47,7 @@ interface ConversationRow {
   output_tokens: number;
   last_input_tokens: number | null;
   last_input_message_count: number | null;
+  prompt_spec_input: string | null;
 }
 
 interface RunRow {
@@ -161,6 +162,9 @@ export class SqliteStore implements GatewayStore {
                 messageCount: row.last_input_message_count,
               },
             }),
+        ...(row.prompt_spec_input === null
+          ? {}
+          : { promptSpecInput: JSON.parse(row.prompt_spec_input) as JsonValue }),
       };
     })();
   }
@@ -186,7 +190,8 @@ export class SqliteStore implements GatewayStore {
     return this.#db
       .prepare(
         `SELECT epoch, message_count, head_digest, last_run_id, input_tokens, cached_input_tokens,
-                cache_write_tokens, output_tokens, last_input_tokens, last_input_message_count
+                cache_write_tokens, output_tokens, last_input_tokens, last_input_message_count,
+                prompt_spec_input
          FROM conversations WHERE tenant = ? AND conversation_id = ?`,
       )
       .get(tenant, conversationId) as ConversationRow | undefined;
@@ -264,7 +269,8 @@ export class SqliteStore implements GatewayStore {
              input_tokens = COALESCE(?, input_tokens), cached_input_tokens = COALESCE(?, cached_input_tokens),
              cache_write_tokens = COALESCE(?, cache_write_tokens), output_tokens = COALESCE(?, output_tokens),
              last_input_tokens = COALESCE(?, last_input_tokens),
-             last_input_message_count = COALESCE(?, last_input_message_count)
+             last_input_message_count = COALESCE(?, last_input_message_count),
+             prompt_spec_input = COALESCE(?, prompt_spec_input)
            WHERE tenant = ? AND conversation_id = ?`,
         )
         .run(
@@ -279,6 +285,7 @@ export class SqliteStore implements GatewayStore {
           usage?.outputTokens ?? null,
           input.lastInput?.inputTokens ?? null,
           input.lastInput?.messageCount ?? null,
+          input.promptSpecInput === undefined ? null : JSON.stringify(input.promptSpecInput),
           input.tenant,
           input.conversationId,
         );
