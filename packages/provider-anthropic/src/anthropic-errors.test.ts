@@ -15,7 +15,7 @@ import {
   RefusalError,
   RunCancelledError,
 } from "@cursor/run";
-import { parseRetryAfterMs, toAnthropicProviderError } from "./anthropic-errors.js";
+import { toAnthropicProviderError } from "./anthropic-errors.js";
 
 const apiError = (
   status: number,
@@ -151,23 +151,5 @@ describe("toAnthropicProviderError", () => {
     expect(RunCancelledError.isInstance(toAnthropicProviderError(abort))).toBe(true);
     const refusal = new RefusalError({ message: "no", providerId: "anthropic" });
     expect(toAnthropicProviderError(refusal)).toBe(refusal);
-  });
-});
-
-describe("parseRetryAfterMs", () => {
-  const headers = (values: Record<string, string>) => new Headers(values);
-  it("reads retry-after-ms, then retry-after seconds, then an HTTP date", () => {
-    expect(parseRetryAfterMs(headers({ "retry-after-ms": "1500", "retry-after": "9" }))).toBe(1500);
-    expect(parseRetryAfterMs(headers({ "retry-after": "2.5" }))).toBe(2500);
-    const now = Date.parse("2026-01-01T00:00:00Z");
-    expect(
-      parseRetryAfterMs(headers({ "retry-after": "Thu, 01 Jan 2026 00:00:30 GMT" }), () => now),
-    ).toBe(30_000);
-  });
-
-  it("returns undefined when there is nothing readable", () => {
-    expect(parseRetryAfterMs(undefined)).toBeUndefined();
-    expect(parseRetryAfterMs(headers({}))).toBeUndefined();
-    expect(parseRetryAfterMs(headers({ "retry-after": "soon" }))).toBeUndefined();
   });
 });

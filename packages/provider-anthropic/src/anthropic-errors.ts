@@ -8,6 +8,7 @@ import {
   ProviderServerError,
   RateLimitError,
   RunCancelledError,
+  parseRetryAfterMs,
 } from "@cursor/run";
 import { anthropicProviderId } from "./anthropic-replay.js";
 
@@ -19,24 +20,6 @@ const providerId = anthropicProviderId;
  */
 const contextOverflowPattern =
   /prompt is too long|exceeds? the (model's )?(maximum )?context|context (window|length) (exceeded|limit)|too many (input )?tokens/i;
-
-/**
- * Milliseconds to wait before retrying, from `retry-after-ms` (milliseconds) or `retry-after`
- * (seconds, or an HTTP date measured against `now`). Absent or unreadable → undefined.
- */
-export function parseRetryAfterMs(
-  headers: Pick<Headers, "get"> | undefined,
-  now: () => number = Date.now,
-): number | undefined {
-  if (headers === undefined) return undefined;
-  const milliseconds = Number.parseFloat(headers.get("retry-after-ms") ?? "");
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return Math.round(milliseconds);
-  const retryAfter = headers.get("retry-after")?.trim();
-  if (retryAfter === undefined || retryAfter === "") return undefined;
-  if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number.parseFloat(retryAfter) * 1000);
-  const date = Date.parse(retryAfter);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now());
-}
 
 function messageOf(error: APIError): string {
   return error.apiMessage ?? error.message;
@@ -55,7 +38,7 @@ function fromStatus(error: APIError, status: number): Error {
   }
   if (status === 401 || status === 403) return new AuthenticationError(base);
   if (status === 429) {
-    const retryAfterMs = parseRetryAfterMs(error.headers);
+    const retryAfterMs = parseRetryAfterMs({ headers: error.headers });
     return new RateLimitError({ ...base, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) });
   }
   // 408 / 409 are transient on the server's side, like 5xx and 529 (overloaded).

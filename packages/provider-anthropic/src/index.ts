@@ -28,7 +28,7 @@ export {
   planAnthropicCacheMarkers,
 } from "./anthropic-cache-hints.js";
 export type { AnthropicCacheMarkerPosition } from "./anthropic-cache-hints.js";
-export { parseRetryAfterMs, toAnthropicProviderError } from "./anthropic-errors.js";
+export { toAnthropicProviderError } from "./anthropic-errors.js";
 export {
   anthropicProviderId,
   anthropicReplayStateSchema,

@@ -15,7 +15,7 @@ export { toOpenAIChatToolCallId } from "./openai-chat-tool-call-id.js";
 export { toOpenAIChatProviderEvents } from "./openai-chat-stream-events.js";
 export { convertOpenAIChatUsage } from "./convert-openai-chat-usage.js";
 export { mapOpenAIChatFinishReason } from "./map-openai-chat-finish-reason.js";
-export { classifyOpenAIChatError, parseRetryAfterMs } from "./openai-chat-errors.js";
+export { classifyOpenAIChatError } from "./openai-chat-errors.js";
 export {
   chatChunkSchema,
   openAIChatProviderId,

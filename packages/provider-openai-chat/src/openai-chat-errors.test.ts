@@ -16,7 +16,7 @@ import {
   APIUserAbortError,
   OpenAIError,
 } from "openai";
-import { classifyOpenAIChatError, parseRetryAfterMs } from "./openai-chat-errors.js";
+import { classifyOpenAIChatError } from "./openai-chat-errors.js";
 
 function statusError(
   status: number,
@@ -138,36 +138,5 @@ describe("classifyOpenAIChatError", () => {
         classify(new OpenAIError("Missing credentials. Please pass an `apiKey`")),
       ),
     ).toBe(true);
-  });
-});
-
-describe("parseRetryAfterMs", () => {
-  const now = () => Date.parse("2026-01-01T00:00:00Z");
-  const headers = (values: Record<string, string>) => new Headers(values);
-
-  it("prefers retry-after-ms, then retry-after seconds, then an HTTP date", () => {
-    expect(parseRetryAfterMs({ headers: headers({ "retry-after-ms": "250.4" }), now })).toBe(250);
-    expect(parseRetryAfterMs({ headers: headers({ "retry-after": "1.5" }), now })).toBe(1500);
-    expect(
-      parseRetryAfterMs({
-        headers: headers({ "retry-after": "Thu, 01 Jan 2026 00:00:03 GMT" }),
-        now,
-      }),
-    ).toBe(3000);
-    expect(
-      parseRetryAfterMs({
-        headers: headers({ "retry-after": "Wed, 31 Dec 2025 23:59:00 GMT" }),
-        now,
-      }),
-    ).toBe(0);
-  });
-
-  it("returns undefined when there is nothing usable", () => {
-    expect(parseRetryAfterMs({ headers: undefined, now })).toBe(undefined);
-    expect(parseRetryAfterMs({ headers: headers({}), now })).toBe(undefined);
-    expect(parseRetryAfterMs({ headers: headers({ "retry-after": "soon" }), now })).toBe(undefined);
-    expect(parseRetryAfterMs({ headers: headers({ "retry-after-ms": "-5" }), now })).toBe(
-      undefined,
-    );
   });
 });

@@ -7,6 +7,7 @@ import {
   ProviderServerError,
   RateLimitError,
   RunCancelledError,
+  parseRetryAfterMs,
 } from "@cursor/run";
 import { APIConnectionError, APIError, APIUserAbortError, OpenAIError } from "openai";
 
@@ -16,30 +17,6 @@ const overflowCodes = new Set(["context_length_exceeded", "string_above_max_leng
 const overflowMessage =
   /context[_ ]length[_ ]exceeded|maximum context length|context window|prompt is too long|too many (input )?tokens|input (is )?too long|reduce the length of the messages/i;
 const rateLimitCodes = new Set(["rate_limit_exceeded", "rate_limit_error"]);
-
-interface HeaderSource {
-  get(name: string): string | null;
-}
-
-/**
- * Milliseconds to wait from `retry-after-ms` (OpenAI's precise header) or `retry-after` (seconds,
- * or an HTTP date measured against `now`). Undefined when absent or unparsable.
- */
-export function parseRetryAfterMs({
-  headers,
-  now = Date.now,
-}: {
-  headers: HeaderSource | undefined;
-  now?: () => number;
-}): number | undefined {
-  const milliseconds = Number.parseFloat(headers?.get("retry-after-ms") ?? "");
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return Math.round(milliseconds);
-  const retryAfter = headers?.get("retry-after")?.trim();
-  if (retryAfter === undefined || retryAfter === "") return undefined;
-  if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number.parseFloat(retryAfter) * 1000);
-  const date = Date.parse(retryAfter);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now());
-}
 
 function isOverflow(error: APIError): boolean {
   return (

@@ -19,7 +19,6 @@ export {
   classifyResponsesStreamError,
   isContextOverflow,
   isTransportFailure,
-  parseRetryAfterMs,
   toResponsesError,
 } from "./responses-errors.js";
 export { responsesProviderId } from "./responses-provider-id.js";

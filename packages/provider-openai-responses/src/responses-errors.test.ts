@@ -12,7 +12,6 @@ import { describe, expect, it } from "vitest";
 import {
   classifyResponsesStreamError,
   isContextOverflow,
-  parseRetryAfterMs,
   toResponsesError,
 } from "./responses-errors.js";
 
@@ -21,33 +20,6 @@ const now = Date.parse("2026-01-01T00:00:00Z");
 function httpError(status: number, body: object, headers: Record<string, string> = {}): APIError {
   return APIError.generate(status, { error: body }, undefined, new Headers(headers));
 }
-
-describe("parseRetryAfterMs", () => {
-  it("prefers retry-after-ms, then seconds, then an HTTP date", () => {
-    const headers = (init: Record<string, string>) => new Headers(init);
-    expect(parseRetryAfterMs({ headers: headers({ "retry-after-ms": "1500.2" }), now })).toBe(1501);
-    expect(
-      parseRetryAfterMs({ headers: headers({ "retry-after-ms": "250", "retry-after": "9" }), now }),
-    ).toBe(250);
-    expect(parseRetryAfterMs({ headers: headers({ "retry-after": "2" }), now })).toBe(2000);
-    expect(
-      parseRetryAfterMs({
-        headers: headers({ "retry-after": "Thu, 01 Jan 2026 00:00:07 GMT" }),
-        now,
-      }),
-    ).toBe(7000);
-  });
-
-  it("gives undefined without a usable header", () => {
-    expect(parseRetryAfterMs({ headers: undefined, now })).toBeUndefined();
-    expect(parseRetryAfterMs({ headers: new Headers({ "retry-after": "soon" }), now })).toBe(
-      undefined,
-    );
-    expect(parseRetryAfterMs({ headers: new Headers({ "retry-after": "-1" }), now })).toBe(
-      undefined,
-    );
-  });
-});
 
 describe("isContextOverflow", () => {
   it("recognises the code and the usual wordings", () => {

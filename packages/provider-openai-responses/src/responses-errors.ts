@@ -7,6 +7,7 @@ import {
   ProviderServerError,
   RateLimitError,
   RunCancelledError,
+  parseRetryAfterMs,
 } from "@cursor/run";
 import type { ProviderError } from "@cursor/run";
 import { APIConnectionError, APIError, APIUserAbortError } from "openai";
@@ -31,30 +32,6 @@ export function isContextOverflow({
   );
 }
 
-/**
- * Milliseconds to wait from the response headers: `retry-after-ms` (OpenAI's precise form) wins
- * over `retry-after`, which is seconds or an HTTP date (measured against `now`).
- */
-export function parseRetryAfterMs({
-  headers,
-  now,
-}: {
-  headers: Headers | undefined;
-  now: number;
-}): number | undefined {
-  const precise = headers?.get("retry-after-ms");
-  if (precise !== null && precise !== undefined && precise.trim() !== "") {
-    const ms = Number(precise);
-    if (Number.isFinite(ms) && ms >= 0) return Math.ceil(ms);
-  }
-  const value = headers?.get("retry-after");
-  if (value === null || value === undefined || value.trim() === "") return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.ceil(seconds * 1000) : undefined;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 /** An HTTP error status (with the error body's code and message) as a typed provider error. */
 export function classifyResponsesStatus({
   status,
@@ -75,7 +52,7 @@ export function classifyResponsesStatus({
   if (isContextOverflow({ code, message })) return new ContextOverflowError(options);
   if (status === 401 || status === 403) return new AuthenticationError(options);
   if (status === 429) {
-    const retryAfterMs = parseRetryAfterMs({ headers, now });
+    const retryAfterMs = parseRetryAfterMs({ headers, now: () => now });
     return new RateLimitError(retryAfterMs === undefined ? options : { ...options, retryAfterMs });
   }
   if (status === 408) return new NetworkError(options);

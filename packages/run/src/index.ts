@@ -140,3 +140,5 @@ export {
   tokenAnchorFor,
 } from "./token-estimate.js";
 export type { TokenAnchor } from "./token-estimate.js";
+export { parseRetryAfterMs } from "./retry-after.js";
+export type { HeaderSource } from "./retry-after.js";

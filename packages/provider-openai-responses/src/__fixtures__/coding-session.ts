@@ -111,7 +111,10 @@ export function codingSession(): CodingSession {
       eventId: "turn.m1.0000000000000001",
       runtimeKind: "user-turn",
       content: [
-        { type: "text", text: "<user_query>Why does the test fail? Screenshot attached.</user_query>" },
+        {
+          type: "text",
+          text: "<user_query>Why does the test fail? Screenshot attached.</user_query>",
+        },
         { type: "image", mimeType: "image/png", data: pngBase64 },
       ],
     }),
@@ -125,7 +128,12 @@ export function codingSession(): CodingSession {
       text: "Let me look.",
       reasoning: "Look at the failing test first.",
       toolCalls: [
-        { index: 0, callId: "call_read1", name: "read_file", arguments: '{"path":"src/a.test.ts"}' },
+        {
+          index: 0,
+          callId: "call_read1",
+          name: "read_file",
+          arguments: '{"path":"src/a.test.ts"}',
+        },
         { index: 1, callId: longForeignCallId, name: "take_screenshot", arguments: "{}" },
         {
           index: 2,
