@@ -1,4 +1,5 @@
 import { CheckpointError, decodeCheckpoint, inspectCheckpoint } from "@cursor/checkpoint";
+import type { CheckpointState } from "@cursor/checkpoint";
 import {
   ProjectionConflictError,
   createConversationHead,
@@ -9,7 +10,7 @@ import type { ConversationHead, TurnPlan } from "@cursor/projection";
 import { createCursorPromptSpec, parseAgentRunRequest } from "@cursor/request";
 import type { AgentRunRequest, McpServerInput } from "@cursor/request";
 import { ZodError } from "zod";
-import { HistoryLog } from "@cursor/run";
+import { HistoryLog, sha256Hex } from "@cursor/run";
 import type { PromptSpec } from "@cursor/run";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import type { ConversationState } from "./conversation-state.js";
@@ -189,18 +190,24 @@ export class ConversationService {
     const version = await store.headVersion(tenant.id, request.conversationId);
     if (version !== undefined) {
       // The store has it: a checkpoint sent along only needs to be genuine and of this
-      // conversation (its MAC and header), not decoded (that would cost O(history) per turn).
+      // conversation. Its MAC and header say whose it is; the rest is checked only when it is
+      // not the token this process handed out last (the usual case costs a hash, not a
+      // decode), because a tampered or truncated checkpoint is a 400 even when it is not needed.
       if (request.checkpoint !== undefined) this.#inspect({ tenant, request });
       const cached = this.#states.get(key);
-      if (
+      const state =
         cached?.version !== undefined &&
         cached.version !== null &&
         sameVersion(cached.version, version)
+          ? cached
+          : await this.#loadStored({ tenant, request });
+      if (
+        request.checkpoint !== undefined &&
+        state.issuedCheckpointDigest !== sha256Hex(request.checkpoint)
       ) {
-        this.#remember(key, cached);
-        return cached;
+        this.#decode({ tenant, request });
       }
-      return this.#remember(key, await this.#loadStored({ tenant, request }));
+      return this.#remember(key, state);
     }
     if (request.checkpoint !== undefined) {
       return this.#remember(key, this.#resumeFromCheckpoint({ tenant, request }));
@@ -297,6 +304,20 @@ export class ConversationService {
     }
   }
 
+  /** Decodes and verifies the whole checkpoint (MAC, segments, every blob, the head digest). */
+  #decode({ tenant, request }: { tenant: Tenant; request: AgentRunRequest }): CheckpointState {
+    try {
+      return decodeCheckpoint({
+        token: request.checkpoint!,
+        secret: this.#options.checkpointSecret,
+        audience: tenant.id,
+        conversationId: request.conversationId,
+      });
+    } catch (error) {
+      this.#checkpointError(error);
+    }
+  }
+
   #resumeFromCheckpoint({
     tenant,
     request,
@@ -304,16 +325,10 @@ export class ConversationService {
     tenant: Tenant;
     request: AgentRunRequest;
   }): ConversationState {
+    const decoded = this.#decode({ tenant, request });
     let head: ConversationHead;
     try {
-      head = headFromCheckpointState(
-        decodeCheckpoint({
-          token: request.checkpoint!,
-          secret: this.#options.checkpointSecret,
-          audience: tenant.id,
-          conversationId: request.conversationId,
-        }),
-      );
+      head = headFromCheckpointState(decoded);
     } catch (error) {
       this.#checkpointError(error);
     }

@@ -29,6 +29,11 @@ export interface ConversationState {
    */
   mcpServers: readonly McpServerInput[] | undefined;
   readonly encodeCache: CheckpointEncodeCache;
+  /**
+   * SHA-256 of the checkpoint token this process last handed out for this head. A client that
+   * sends it back (the usual case) sends bytes the gateway itself wrote: no need to decode them.
+   */
+  issuedCheckpointDigest: string | undefined;
 }
 
 export const zeroUsage: UsageTotals = {
@@ -58,6 +63,7 @@ export function newConversationState(input: {
     tokenAnchor: input.tokenAnchor,
     mcpServers: input.mcpServers,
     encodeCache: createCheckpointEncodeCache({ maxBytes: 16 * 1024 * 1024 }),
+    issuedCheckpointDigest: undefined,
   };
 }
 

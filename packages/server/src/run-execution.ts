@@ -12,6 +12,7 @@ import {
   describeLoopError,
   messageDigest,
   runModelLoop,
+  sha256Hex,
 } from "@cursor/run";
 import type {
   CanonicalMessage,
@@ -390,12 +391,14 @@ async function saveRun(
 
 function encodeHeadCheckpoint(input: ExecuteRunInput): string {
   const { state, options, promptSpec } = input;
-  return encodeCheckpoint({
+  const token = encodeCheckpoint({
     state: headToCheckpointState(state.head, { promptSpecDigest: promptSpec.digest }),
     secret: options.checkpointSecret,
     audience: state.tenant,
     cache: state.encodeCache,
   });
+  state.issuedCheckpointDigest = sha256Hex(token);
+  return token;
 }
 
 /**

@@ -23,6 +23,20 @@ export interface BuildAppOptions {
   readonly logger?: boolean | object;
 }
 
+/**
+ * Bodies are validated with zod (the contract's error shape), never with route JSON schemas, so
+ * Fastify's default compilers (ajv, fast-json-stringify) would only cost start-up time: a
+ * restart after a crash is measurably faster without loading them.
+ */
+const noSchemaCompilers = {
+  buildValidator: () => () => {
+    throw new Error("the gateway's routes declare no JSON schemas (bodies are checked with zod)");
+  },
+  buildSerializer: () => () => {
+    throw new Error("the gateway's routes declare no response schemas");
+  },
+};
+
 const conversationIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function conversationIdParam(request: FastifyRequest): string {
@@ -42,6 +56,17 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: maxBodyBytes,
     logger: options.logger ?? false,
+    schemaController: { compilersFactory: noSchemaCompilers },
+    // Conversation ids are up to 128 characters (Fastify's default limit is 100); a longer path
+    // parameter is no conversation id: 400 in the contract's shape (below), never a bare 414.
+    maxParamLength: 256,
+    frameworkErrors: (error, _request, reply) => {
+      const issues =
+        error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? [{ path: "conversationId", message: "1..128 characters of [A-Za-z0-9._:-]" }]
+          : undefined;
+      void sendHttpError(reply, new HttpError("invalid_request", error.message, issues));
+    },
   });
   const authenticate = createAuthenticator(options.config.tokens);
 
@@ -105,6 +130,10 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     request.log.error({ err: error }, "unhandled error");
     return sendHttpError(reply, new HttpError("internal_error", "internal error"));
   });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendHttpError(reply, new HttpError("not_found", `no route ${request.method} ${request.url}`)),
+  );
 
   app.get("/healthz", async () => ({ ok: true }));
 

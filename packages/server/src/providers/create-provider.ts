@@ -1,8 +1,4 @@
-import { createAnthropicAdapter } from "@cursor/provider-anthropic";
-import { createOpenAIChatAdapter } from "@cursor/provider-openai-chat";
-import { createOpenAIResponsesAdapter } from "@cursor/provider-openai-responses";
 import type { ProviderAdapter } from "@cursor/run";
-import { startFakeProvider } from "@cursor/testkit";
 import type { GatewayConfig } from "../config.js";
 
 export interface ConfiguredProvider {
@@ -15,10 +11,14 @@ export interface ConfiguredProvider {
 /**
  * The provider adapter the configuration names. The user's key goes to the provider package
  * and nowhere else: it is not logged, stored, or put in a checkpoint.
+ *
+ * Each provider package (and its SDK) is loaded only when configured: a gateway start, and so a
+ * restart after a crash, does not pay for SDKs it never calls.
  */
 export async function createConfiguredProvider(config: GatewayConfig): Promise<ConfiguredProvider> {
   switch (config.provider) {
-    case "openai-responses":
+    case "openai-responses": {
+      const { createOpenAIResponsesAdapter } = await import("@cursor/provider-openai-responses");
       return {
         adapter: createOpenAIResponsesAdapter({
           ...(config.openai.apiKey === undefined ? {} : { apiKey: config.openai.apiKey }),
@@ -26,7 +26,9 @@ export async function createConfiguredProvider(config: GatewayConfig): Promise<C
         }),
         close: async () => undefined,
       };
-    case "openai-chat":
+    }
+    case "openai-chat": {
+      const { createOpenAIChatAdapter } = await import("@cursor/provider-openai-chat");
       return {
         adapter: createOpenAIChatAdapter({
           ...(config.openai.apiKey === undefined ? {} : { apiKey: config.openai.apiKey }),
@@ -34,7 +36,9 @@ export async function createConfiguredProvider(config: GatewayConfig): Promise<C
         }),
         close: async () => undefined,
       };
-    case "anthropic":
+    }
+    case "anthropic": {
+      const { createAnthropicAdapter } = await import("@cursor/provider-anthropic");
       return {
         adapter: createAnthropicAdapter({
           ...(config.anthropic.apiKey === undefined ? {} : { apiKey: config.anthropic.apiKey }),
@@ -42,9 +46,14 @@ export async function createConfiguredProvider(config: GatewayConfig): Promise<C
         }),
         close: async () => undefined,
       };
+    }
     case "simulated": {
       // The testkit's fake OpenAI Responses server with its prefix-cache simulation, on a
       // private loopback port: everything works offline, usage shows real cache behaviour.
+      const [{ startFakeProvider }, { createOpenAIResponsesAdapter }] = await Promise.all([
+        import("@cursor/testkit"),
+        import("@cursor/provider-openai-responses"),
+      ]);
       const fake = await startFakeProvider({ host: "127.0.0.1", port: 0 });
       return {
         adapter: createOpenAIResponsesAdapter({ apiKey: "simulated", baseURL: fake.openaiBaseURL }),
