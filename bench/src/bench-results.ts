@@ -1,0 +1,45 @@
+import type { AgentSessionStats } from "@cursor/testkit";
+import type { GrowthRow } from "./growth/turn-cost-growth.js";
+import type { MemoryRow } from "./overhead/conversation-memory.js";
+import type { OverheadRow } from "./overhead/gateway-overhead.js";
+import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
+
+export type BenchMode = "quick" | "full";
+
+/** What a run measures; `quick` and `full` differ only in sizes. */
+export interface BenchSettings {
+  readonly mode: BenchMode;
+  readonly seed: number;
+  /** User turns of the prefix-efficiency session. */
+  readonly sessionTurns: number;
+  /** Typical large tool result of the generated sessions, in characters. */
+  readonly toolResultChars: number;
+  readonly growthMarks: readonly number[];
+  readonly growthWindowTurns: number;
+  readonly overheadHistoryTurns: readonly number[];
+  readonly overheadSamples: number;
+  readonly memoryHistoryTurns: readonly number[];
+  readonly memoryConversations: number;
+}
+
+export interface MachineInfo {
+  readonly node: string;
+  readonly platform: string;
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly memoryGb: number;
+  /** 1-minute load average when the run started and ended (shared machines skew timings). */
+  readonly loadAverage: readonly [number, number];
+}
+
+export interface BenchResults {
+  readonly settings: BenchSettings;
+  readonly machine: MachineInfo;
+  readonly startedAt: string;
+  readonly durationSeconds: number;
+  readonly session: { readonly conversationId: string; readonly stats: AgentSessionStats };
+  readonly prefix: readonly PrefixEfficiencyResult[];
+  readonly growth: readonly GrowthRow[];
+  readonly overhead: readonly OverheadRow[];
+  readonly memory: readonly MemoryRow[];
+}

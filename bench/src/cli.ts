@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { BenchResults } from "./bench-results.js";
+import { benchSettings } from "./bench-settings.js";
+import { Progress } from "./progress.js";
+import { headlineFigures, renderReport, reproduceCommand } from "./report/render-report.js";
+import { renderCharts } from "./report/render-charts.js";
+import { benchParts, runBench, stepCount } from "./run-bench.js";
+import type { BenchPart } from "./run-bench.js";
+
+const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory] [--out DIR] [--from FILE]
+
+Measures the gateway against its baselines and writes DIR/latest.md, DIR/latest.json and SVG
+charts (DIR defaults to bench/results).
+  --quick   a short run (smaller session and histories, fewer samples; about 2 minutes)
+  --only    run some parts only (the report then lacks the others)
+  --from    re-render the report and charts from an earlier run's latest.json`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      quick: { type: "boolean", default: false },
+      only: { type: "string" },
+      out: { type: "string" },
+      from: { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
+  const parts = (values.only?.split(",").map((part) => part.trim()) ?? benchParts) as BenchPart[];
+  const unknown = parts.filter((part) => !benchParts.includes(part));
+  if (unknown.length > 0) throw new Error(`unknown part(s) ${unknown.join(", ")}\n\n${usage}`);
+  const settings = benchSettings(values.quick ? "quick" : "full");
+  const outDir = resolve(values.out ?? fileURLToPath(new URL("../results", import.meta.url)));
+  let results: BenchResults;
+  if (values.from === undefined) {
+    const progress = new Progress({ out: process.stderr, steps: stepCount(settings, parts) });
+    process.stderr.write(`${reproduceCommand(settings.mode)}: ${parts.join(", ")} → ${outDir}\n`);
+    results = await runBench({ settings, parts, progress });
+  } else {
+    // Re-render the report and charts of an earlier run (after changing how they look).
+    results = JSON.parse(readFileSync(values.from, "utf8")) as BenchResults;
+  }
+  const charts = renderCharts(results);
+  mkdirSync(outDir, { recursive: true });
+  for (const chart of charts) writeFileSync(join(outDir, chart.file), chart.svg);
+  writeFileSync(join(outDir, "latest.md"), renderReport({ results, charts }));
+  if (values.from === undefined) {
+    writeFileSync(join(outDir, "latest.json"), `${JSON.stringify(results)}\n`);
+  }
+  process.stdout.write(
+    [
+      "",
+      `Benchmark (${results.settings.mode}, ${Math.round(results.durationSeconds)} s):`,
+      ...headlineFigures(results).map((line) => `  ${line}`),
+      `Report: ${join(outDir, "latest.md")} (+ ${charts.length} SVG charts)`,
+      "",
+    ].join("\n"),
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

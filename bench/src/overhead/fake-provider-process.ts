@@ -1,0 +1,73 @@
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { FakeReply } from "@cursor/testkit";
+
+/**
+ * The testkit's `cursor-fake-provider` bin as a child process: latency and memory measurements
+ * must not count the fake provider's own work (tokenising, hashing, recording every body) as the
+ * gateway's.
+ */
+export class FakeProviderProcess {
+  readonly url: string;
+  readonly #child: ChildProcess;
+
+  private constructor(url: string, child: ChildProcess) {
+    this.url = url;
+    this.#child = child;
+  }
+
+  get openaiBaseURL(): string {
+    return `${this.url}/v1`;
+  }
+
+  static async start(): Promise<FakeProviderProcess> {
+    const require = createRequire(import.meta.url);
+    const bin = join(dirname(require.resolve("@cursor/testkit/package.json")), "dist", "cli.js");
+    const child = spawn(process.execPath, [bin, "--port", "0"], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      let output = "";
+      child.stdout?.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /listening on (http:\/\/\S+)/.exec(output);
+        if (match) resolve(match[1]!);
+      });
+      child.once("exit", (code) =>
+        reject(new Error(`cursor-fake-provider exited ${code}: ${output}`)),
+      );
+    });
+    return new FakeProviderProcess(url, child);
+  }
+
+  async enqueue(replies: readonly FakeReply[]): Promise<void> {
+    if (replies.length === 0) return;
+    await this.#post("/_fake/enqueue", { replies });
+  }
+
+  /** Forgets recorded requests and cache entries (the process would otherwise keep every body). */
+  async reset(): Promise<void> {
+    await this.#post("/_fake/reset", {});
+  }
+
+  async #post(path: string, body: unknown): Promise<void> {
+    const response = await fetch(`${this.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok)
+      throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
+    await response.text();
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.#child.exitCode !== null) return resolve();
+      this.#child.once("exit", () => resolve());
+      this.#child.kill("SIGTERM");
+    });
+  }
+}

@@ -1,0 +1,62 @@
+// Number formats of the report: fixed rules so a rerun on the same data writes the same text.
+
+export function percent(ratio: number, digits = 1): string {
+  return Number.isFinite(ratio) ? `${(ratio * 100).toFixed(digits)}%` : "–";
+}
+
+export function bytes(value: number): string {
+  if (!Number.isFinite(value)) return "–";
+  if (value < 1_000) return `${Math.round(value)} B`;
+  if (value < 1_000_000) return `${(value / 1_000).toFixed(1)} kB`;
+  return `${(value / 1_000_000).toFixed(1)} MB`;
+}
+
+export function milliseconds(value: number): string {
+  if (!Number.isFinite(value)) return "–";
+  if (value === 0) return "0 ms";
+  if (value < 1) return `${value.toFixed(2)} ms`;
+  if (value < 10) return `${value.toFixed(1)} ms`;
+  return `${Math.round(value)} ms`;
+}
+
+export function tokens(value: number): string {
+  if (!Number.isFinite(value)) return "–";
+  if (value < 10_000) return String(Math.round(value));
+  if (value < 1_000_000) return `${(value / 1_000).toFixed(1)} k`;
+  return `${(value / 1_000_000).toFixed(2)} M`;
+}
+
+export function ratio(value: number): string {
+  return Number.isFinite(value) ? `${value.toFixed(2)}×` : "–";
+}
+
+export function dollars(value: number): string {
+  return Number.isFinite(value) ? `$${value.toFixed(2)}` : "–";
+}
+
+/** Thousands with thin grouping: 1 000 000. */
+export function count(value: number): string {
+  return Math.round(value)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, " ");
+}
+
+/** A Markdown table; cells are escaped for pipes. */
+export function markdownTable({
+  header,
+  rows,
+  align,
+}: {
+  header: readonly string[];
+  rows: readonly (readonly string[])[];
+  /** Per column: "l" or "r" (default: first column left, the rest right). */
+  align?: readonly ("l" | "r")[];
+}): string {
+  const cell = (text: string) => text.replace(/\|/g, "\\|");
+  const alignment = header.map((_, i) => align?.[i] ?? (i === 0 ? "l" : "r"));
+  return [
+    `| ${header.map(cell).join(" | ")} |`,
+    `| ${alignment.map((a) => (a === "l" ? ":--" : "--:")).join(" | ")} |`,
+    ...rows.map((row) => `| ${row.map(cell).join(" | ")} |`),
+  ].join("\n");
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { tinyResults } from "./__fixtures__/tiny-results.js";
+import { renderCharts } from "./render-charts.js";
+import { headlineFigures, renderReport, reproduceCommand } from "./render-report.js";
+
+describe("renderReport", () => {
+  const results = tinyResults();
+  const charts = renderCharts(results);
+  const report = renderReport({ results, charts });
+
+  it("names the run and the command that reproduces it", () => {
+    expect(report).toMatch(/^# Benchmark results\n/);
+    expect(report).toContain("A **quick** run of `pnpm bench --quick`");
+    expect(reproduceCommand("full")).toBe("pnpm bench");
+  });
+
+  it("has a section with a table for every measured part", () => {
+    for (const heading of [
+      "## Headline",
+      "## 1. Prefix efficiency",
+      "## 2. Per-turn cost growth",
+      "## 3. Checkpoint and store writes per request",
+      "## 4. Gateway overhead",
+      "### Memory per open conversation",
+      "## 5. Simulated input cost",
+      "## How the baselines are built",
+    ]) {
+      expect(report).toContain(heading);
+    }
+    expect(report).toContain(
+      "| **measured: gateway → fake provider** | 7500 | 2800 | 2816 | 99.4% | 99.4% | 37.3% |",
+    );
+    expect(report).toContain("| 10 / 50 | 50.0 kB | 0.20 ms | 0.05 ms | 0.10 ms |");
+  });
+
+  it("prices the session with the published discounts", () => {
+    // 7500 input, 2800 cached at gpt-5 prices: 4700 × 1.25 + 2800 × 0.125 per million.
+    expect(report).toContain(
+      "| OpenAI Responses (gpt-5) | **measured: gateway** | 40.0% | $0.01 | 1.00× |",
+    );
+  });
+
+  it("links every chart it renders", () => {
+    for (const chart of charts) expect(report).toContain(`(${chart.file})`);
+  });
+
+  it("lists deviations from the session script", () => {
+    const deviating = tinyResults();
+    const withDeviation = {
+      ...deviating,
+      prefix: [
+        {
+          ...deviating.prefix[0]!,
+          drive: { ...deviating.prefix[0]!.drive, deviations: ["event 3: refused"] },
+        },
+      ],
+    };
+    expect(renderReport({ results: withDeviation, charts: [] })).toContain("- event 3: refused");
+  });
+
+  it("summarises the headline figures in one line each", () => {
+    const lines = headlineFigures(results);
+    expect(lines[0]).toMatch(/^OpenAI Responses: 99\.4% of the best possible cached tokens/);
+    expect(lines.some((line) => line.startsWith("Gateway overhead at 10 turns"))).toBe(true);
+    expect(lines.some((line) => line.startsWith("Memory per open conversation"))).toBe(true);
+  });
+});
+
+describe("renderCharts", () => {
+  it("renders the same bytes for the same results", () => {
+    expect(renderCharts(tinyResults())).toEqual(renderCharts(tinyResults()));
+  });
+
+  it("renders one chart per figure, each a standalone SVG", () => {
+    const charts = renderCharts(tinyResults());
+    expect(charts.map((chart) => chart.file)).toEqual([
+      "prefix-efficiency.svg",
+      "cached-per-call-openai-responses.svg",
+      "cached-per-call-anthropic.svg",
+      "input-cost.svg",
+      "turn-cost-ratio.svg",
+      "turn-cost-ms.svg",
+      "writes-per-request.svg",
+      "gateway-overhead.svg",
+    ]);
+    for (const chart of charts) {
+      expect(chart.svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+      expect(chart.svg.trimEnd().endsWith("</svg>")).toBe(true);
+    }
+  });
+
+  it("leaves out the charts of parts that did not run", () => {
+    const results = { ...tinyResults(), growth: [], overhead: [] };
+    expect(renderCharts(results).map((chart) => chart.file)).not.toContain("turn-cost-ratio.svg");
+  });
+});

@@ -1,0 +1,418 @@
+import type { BenchResults } from "../bench-results.js";
+import { inputDollars, inputPrices } from "../cost/input-prices.js";
+import { growthProviders } from "../growth/turn-cost-growth.js";
+import { providerLabels } from "../harness/provider-adapters.js";
+import type { PrefixEfficiencyResult } from "../prefix/prefix-efficiency.js";
+import { projectionVariants, variantLabels } from "../prefix/projection-variants.js";
+import type { ProjectionVariant } from "../prefix/projection-variants.js";
+import type { VariantTotals } from "../prefix/variant-simulation.js";
+import type { ChartFile } from "./render-charts.js";
+import {
+  bytes,
+  count,
+  dollars,
+  markdownTable,
+  milliseconds,
+  percent,
+  ratio,
+  tokens,
+} from "./format.js";
+
+/** The command that reproduces a run of `mode`. */
+export function reproduceCommand(mode: BenchResults["settings"]["mode"]): string {
+  return mode === "quick" ? "pnpm bench --quick" : "pnpm bench";
+}
+
+const dollarsOf = (result: PrefixEfficiencyResult, totals: VariantTotals) =>
+  inputDollars({
+    prices: inputPrices[result.provider],
+    inputTokens: totals.inputTokens,
+    cachedTokens: totals.cachedTokens,
+    cacheWriteTokens: totals.cacheWriteTokens,
+  });
+
+/** One line per headline figure, for the summary printed at the end and the report's top. */
+export function headlineFigures(results: BenchResults): string[] {
+  const lines: string[] = [];
+  for (const result of results.prefix) {
+    const ours = result.measured;
+    const naive = result.variants["naive-date"];
+    lines.push(
+      `${providerLabels[result.provider]}: ${percent(ours.prefixEfficiency)} of the best possible cached tokens ` +
+        `(${percent(ours.prefixEfficiencyOutsideCompaction)} outside compaction), ${percent(ours.cachedRatio)} of input tokens cached; ` +
+        `naive system-prompt projection ${percent(naive.prefixEfficiency)} / ${percent(naive.cachedRatio)}; ` +
+        `input cost ${percent(ours.relativeInputCost, 0)} of uncached vs ${percent(naive.relativeInputCost, 0)} naive`,
+    );
+  }
+  if (results.growth.length > 0) {
+    const worst = Math.max(
+      ...results.growth.flatMap((row) => growthProviders.map((p) => row.ratio[p])),
+    );
+    const last = results.growth[results.growth.length - 1]!;
+    lines.push(
+      `Per-call work ÷ JSON.stringify: ${results.growth
+        .map(
+          (row) =>
+            `${row.historyTurns} turns ${ratio(Math.max(...growthProviders.map((p) => row.ratio[p])))}`,
+        )
+        .join(", ")} (worst provider each; max ${ratio(worst)})`,
+      `Writes per request at ${last.historyTurns} turns: checkpoint ${bytes(last.checkpointBytes)}, SQLite ${bytes(last.storeBytes)} (new content ${bytes(last.newContentBytes)}); at ${results.growth[0]!.historyTurns} turns: ${bytes(results.growth[0]!.checkpointBytes)} / ${bytes(results.growth[0]!.storeBytes)}`,
+    );
+  }
+  for (const row of results.overhead) {
+    lines.push(
+      `Gateway overhead at ${row.historyTurns} turns of history: +${milliseconds(row.addedP50Ms)} p50, +${milliseconds(row.addedP95Ms)} p95 per call`,
+    );
+  }
+  for (const row of results.memory) {
+    lines.push(
+      `Memory per open conversation with ${row.historyTurns} turns: ${bytes(row.heapBytesPerConversation)} of heap (history ${bytes(row.historyBytes)} as JSON)`,
+    );
+  }
+  return lines;
+}
+
+function prefixSection(results: BenchResults): string[] {
+  const out: string[] = [];
+  const stats = results.session.stats;
+  out.push(
+    "## 1. Prefix efficiency",
+    "",
+    `One generated agent session (\`generateAgentSession\`, seed ${results.settings.seed}, ${stats.userTurns} user turns, ` +
+      `tool results around ${count(results.settings.toolResultChars)} characters) sent as ${stats.runRequests} \`POST /v1/runs\` ` +
+      `requests to the real gateway (in-process \`startGateway\`, SQLite, HTTP + SSE) whose provider package talks to the ` +
+      `testkit's fake provider. The session has ${stats.toolRounds} tool rounds (${stats.toolCalls} calls), ${stats.contextChanges} ` +
+      `request-context changes (${stats.contextReverts} back to an earlier one), ${stats.modeSwitches} mode switches, ` +
+      `${stats.backgroundCompletions} background completions (+${stats.duplicateDeliveries} duplicate deliveries), ` +
+      `${stats.injections} injected contexts, ${stats.retries} retries and ${stats.restarts} gateway restarts; the context ` +
+      "window is set so that the gateway compacts automatically once.",
+    "",
+    "Best possible = the previous request's input rounded down to the cache granularity (OpenAI 1024 + 128·k tokens, " +
+      "Anthropic the last written marker). Token-weighted cached ratio = Σ cached ÷ Σ input.",
+    "",
+  );
+  for (const result of results.prefix) {
+    out.push(
+      `### ${providerLabels[result.provider]} (${result.provider === "anthropic" ? "Anthropic" : "OpenAI"} cache simulation)`,
+      "",
+      `${result.drive.providerCalls} provider calls, ${result.drive.compactions} automatic compaction(s) ` +
+        `(context window ${count(result.contextWindow)} tokens), ${result.drive.restarts} restarts, ${result.seconds.toFixed(0)} s. ` +
+        `The \`ours\` re-projection reproduced the received prompt on ${result.reprojection.matched} of ` +
+        `${result.reprojection.checked} model calls${result.reprojection.firstMismatch === undefined ? "" : ` (first difference: ${result.reprojection.firstMismatch})`}.`,
+      "",
+      ...deviationLines(result.drive.deviations),
+      markdownTable({
+        header: [
+          "projection",
+          "Σ input",
+          "Σ cached",
+          "Σ best possible",
+          "prefix efficiency",
+          "outside compaction",
+          "cached ratio",
+        ],
+        rows: [
+          ["**measured: gateway → fake provider**", ...totalsCells(result.measured)],
+          ...projectionVariants.map((variant) => [
+            variant === "ours" ? `${variantLabels[variant]}, re-projected` : variantLabels[variant],
+            ...totalsCells(result.variants[variant]),
+          ]),
+        ],
+      }),
+      "",
+    );
+  }
+  out.push(
+    "![prefix efficiency](prefix-efficiency.svg)",
+    "",
+    ...results.prefix.map(
+      (result) =>
+        `![cached share per call, ${result.provider}](cached-per-call-${result.provider}.svg)`,
+    ),
+    "",
+  );
+  return out;
+}
+
+/** Requests the gateway refused although the session expected them to pass. */
+function deviationLines(deviations: readonly string[]): string[] {
+  if (deviations.length === 0) return [];
+  return [
+    `**${deviations.length} request(s) deviated from the session script** (resent as noted; each is a gateway or generator bug to look at):`,
+    "",
+    ...deviations.map((deviation) => `- ${deviation}`),
+    "",
+  ];
+}
+
+function totalsCells(totals: VariantTotals): string[] {
+  return [
+    tokens(totals.inputTokens),
+    tokens(totals.cachedTokens),
+    tokens(totals.bestPossibleCachedTokens),
+    percent(totals.prefixEfficiency),
+    percent(totals.prefixEfficiencyOutsideCompaction),
+    percent(totals.cachedRatio),
+  ];
+}
+
+function growthSection(results: BenchResults): string[] {
+  if (results.growth.length === 0) return [];
+  const s = results.settings;
+  return [
+    "## 2. Per-turn cost growth",
+    "",
+    `A generated session (seed ${s.seed + 1}, no compaction) replayed into a canonical conversation exactly as the gateway ` +
+      `keeps it (\`parseAgentRunRequest\` → \`prepareTurn\` → append → scripted answer), without HTTP. For the ${s.growthWindowTurns} ` +
+      "user turns after each history length, every model call is timed: `prepareTurn`, appending the plan, `toModelRequest` over " +
+      "the whole epoch, and each provider package's `serialize`, against the floor `JSON.stringify` of the body that `serialize` " +
+      "returned (the one O(history) step a provider call needs anyway). Medians; ratio = (prepare + append + project + serialise) ÷ stringify.",
+    "",
+    markdownTable({
+      header: [
+        "history (turns / messages)",
+        "body",
+        "prepare",
+        "append",
+        "project",
+        ...growthProviders.map((p) => `serialise ${shortName(p)}`),
+        ...growthProviders.map((p) => `stringify ${shortName(p)}`),
+        ...growthProviders.map((p) => `ratio ${shortName(p)}`),
+      ],
+      rows: results.growth.map((row) => [
+        `${count(row.historyTurns)} / ${count(row.historyMessages)}`,
+        bytes(row.bodyBytes["openai-responses"]),
+        milliseconds(row.prepareMs),
+        milliseconds(row.appendMs),
+        milliseconds(row.projectMs),
+        ...growthProviders.map((p) => milliseconds(row.serializeMs[p])),
+        ...growthProviders.map((p) => milliseconds(row.stringifyMs[p])),
+        ...growthProviders.map((p) => ratio(row.ratio[p])),
+      ]),
+    }),
+    "",
+    "![ratio](turn-cost-ratio.svg)",
+    "",
+    "![time by step](turn-cost-ms.svg)",
+    "",
+  ];
+}
+
+function shortName(provider: (typeof growthProviders)[number]): string {
+  return provider === "openai-responses" ? "Resp." : provider === "openai-chat" ? "Chat" : "Anthr.";
+}
+
+function writesSection(results: BenchResults): string[] {
+  if (results.growth.length === 0) return [];
+  return [
+    "## 3. Checkpoint and store writes per request",
+    "",
+    "Same replay: after every request of the measured turns, the head is written with `writeCheckpoint` (chained from the " +
+      "previous checkpoint: `bytesWritten` into a `MemoryBlobStore`) and committed to the gateway's `SqliteStore` as the " +
+      "gateway commits it (messages, turn records, run row). Store bytes are payload bytes the commit adds: new blob bytes " +
+      "plus the inserted rows' column bytes (8 per integer; page and index overhead not counted). New content = canonical " +
+      "JSON of the messages the request added, the least any store must write.",
+    "",
+    markdownTable({
+      header: [
+        "history (turns)",
+        "requests",
+        "new content",
+        "checkpoint bytes",
+        "checkpoint time",
+        "SQLite bytes",
+        "SQLite commit time",
+      ],
+      rows: results.growth.map((row) => [
+        count(row.historyTurns),
+        String(row.requests),
+        bytes(row.newContentBytes),
+        bytes(row.checkpointBytes),
+        milliseconds(row.checkpointMs),
+        bytes(row.storeBytes),
+        milliseconds(row.storeMs),
+      ]),
+    }),
+    "",
+    "![writes](writes-per-request.svg)",
+    "",
+  ];
+}
+
+function overheadSection(results: BenchResults): string[] {
+  const out: string[] = [];
+  if (results.overhead.length > 0) {
+    out.push(
+      "## 4. Gateway overhead",
+      "",
+      "A conversation with the given history is resumed from a client checkpoint (the gateway hydrates and stores it; that " +
+        "first request is not counted), then each following request with one model call goes through the gateway " +
+        "(OpenAI Responses package, in this process) and the body the gateway sent is posted again straight to the fake " +
+        "provider with the same scripted reply. The fake provider runs as its own process (`cursor-fake-provider`). Added " +
+        "latency = gateway time − direct time, per call; full SSE streams read on both paths.",
+      "",
+      markdownTable({
+        header: [
+          "history (turns)",
+          "calls",
+          "body",
+          "gateway p50",
+          "gateway p95",
+          "direct p50",
+          "direct p95",
+          "added p50",
+          "added p95",
+        ],
+        rows: results.overhead.map((row) => [
+          count(row.historyTurns),
+          String(row.samples),
+          bytes(row.bodyBytes),
+          milliseconds(row.gatewayP50Ms),
+          milliseconds(row.gatewayP95Ms),
+          milliseconds(row.directP50Ms),
+          milliseconds(row.directP95Ms),
+          milliseconds(row.addedP50Ms),
+          milliseconds(row.addedP95Ms),
+        ]),
+      }),
+      "",
+      "![overhead](gateway-overhead.svg)",
+      "",
+      ...deviationLines(results.overhead.flatMap((row) => row.deviations)),
+    );
+  }
+  if (results.memory.length > 0) {
+    out.push(
+      "### Memory per open conversation",
+      "",
+      "Conversations opened in one in-process gateway (each resumed from a checkpoint and given one turn, so the gateway " +
+        "holds its head, its provider-request log and its checkpoint cache); heap growth after a full GC divided by their number.",
+      "",
+      markdownTable({
+        header: [
+          "history (turns / messages)",
+          "conversations",
+          "history as JSON",
+          "heap per conversation",
+        ],
+        rows: results.memory.map((row) => [
+          `${count(row.historyTurns)} / ${count(row.messages)}`,
+          String(row.conversations),
+          bytes(row.historyBytes),
+          `${bytes(row.heapBytesPerConversation)}${row.gcExposed ? "" : " (no --expose-gc)"}`,
+        ]),
+      }),
+      "",
+    );
+  }
+  return out;
+}
+
+function costSection(results: BenchResults): string[] {
+  if (results.prefix.length === 0) return [];
+  const rows: string[][] = [];
+  for (const result of results.prefix) {
+    const prices = inputPrices[result.provider];
+    const ours = dollarsOf(result, result.measured);
+    const uncached = (result.measured.inputTokens * prices.input) / 1_000_000;
+    rows.push([
+      `${providerLabels[result.provider]} (${prices.model})`,
+      "**measured: gateway**",
+      percent(result.measured.relativeInputCost),
+      dollars(ours),
+      "1.00×",
+    ]);
+    for (const variant of projectionVariants.filter((v): v is ProjectionVariant => v !== "ours")) {
+      const totals = result.variants[variant];
+      const cost = dollarsOf(result, totals);
+      rows.push([
+        "",
+        variantLabels[variant],
+        percent(totals.relativeInputCost),
+        dollars(cost),
+        ratio(cost / ours),
+      ]);
+    }
+    rows.push(["", "every token uncached", "100.0%", dollars(uncached), ratio(uncached / ours)]);
+  }
+  return [
+    "## 5. Simulated input cost",
+    "",
+    "The session's input tokens priced with the providers' published cached-token discounts, for each projection of the same " +
+      "session (relative cost: 100% = every input token billed at the full price).",
+    "",
+    ...results.prefix.map((r) => `- ${inputPrices[r.provider].note}.`),
+    "",
+    markdownTable({
+      header: [
+        "provider (model)",
+        "projection",
+        "relative input cost",
+        "input cost of the session",
+        "vs the gateway",
+      ],
+      rows,
+      align: ["l", "l", "r", "r", "r"],
+    }),
+    "",
+    "![cost](input-cost.svg)",
+    "",
+  ];
+}
+
+function methodSection(): string[] {
+  return [
+    "## How the baselines are built",
+    "",
+    "The baselines are not separate implementations that could be made to look bad. After every gateway request the " +
+      "benchmark reads the canonical history the gateway stored (`GET /v1/conversations/{id}/history`); for every model " +
+      "call it takes the messages that call saw and projects them four ways with `@cursor/run`'s `toModelRequest`, " +
+      "serialises each with the same provider package, renders it exactly as the fake provider does and prices it with a " +
+      "fresh `PrefixCacheSimulator` per projection at the same simulated clock. The gateway's own summariser call is priced " +
+      "unchanged in every projection.",
+    "",
+    "- **this gateway, re-projected**: the canonical history as it is. It must reproduce the bodies the gateway sent " +
+      "(checked call by call above), which is what makes the other rows comparable.",
+    "- **naive: context + date / time in the system prompt**: the request-context messages are taken out of the history and " +
+      "the latest one is appended to the instructions, followed by `Today's date: …` (or `Current time: …` to the minute) " +
+      "from the request's timestamp: what a gateway does that rebuilds its system prompt per request.",
+    "- **no dedup**: the latest request context is appended again before every user turn, changed or not " +
+      "(append-only, so the cache still hits, but every turn pays for the context again).",
+    "",
+  ];
+}
+
+/** `bench/results/latest.md`. */
+export function renderReport({
+  results,
+  charts,
+}: {
+  results: BenchResults;
+  charts: readonly ChartFile[];
+}): string {
+  const m = results.machine;
+  const lines = [
+    "# Benchmark results",
+    "",
+    `A **${results.settings.mode}** run of \`${reproduceCommand(results.settings.mode)}\`, started ${results.startedAt}, ` +
+      `${Math.round(results.durationSeconds)} s. Node ${m.node} on ${m.platform}, ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB; ` +
+      `1-minute load average ${m.loadAverage[0].toFixed(1)} at the start, ${m.loadAverage[1].toFixed(1)} at the end ` +
+      "(timings on a shared machine are noisy; ratios and byte counts are not).",
+    "",
+    "## Headline",
+    "",
+    ...headlineFigures(results).map((line) => `- ${line}`),
+    "",
+    ...prefixSection(results),
+    ...growthSection(results),
+    ...writesSection(results),
+    ...overheadSection(results),
+    ...costSection(results),
+    ...methodSection(),
+    "## Charts",
+    "",
+    ...charts.map((chart) => `- [${chart.title}](${chart.file})`),
+    "",
+  ];
+  return lines.join("\n");
+}

@@ -1,0 +1,144 @@
+import { cpus, loadavg, platform, release, totalmem } from "node:os";
+import { generateAgentSession } from "@cursor/testkit";
+import type { BenchResults, BenchSettings, MachineInfo } from "./bench-results.js";
+import { measureGrowth } from "./growth/turn-cost-growth.js";
+import type { BenchProvider } from "./harness/gateway-harness.js";
+import { providerLabels } from "./harness/provider-adapters.js";
+import { measureConversationMemory } from "./overhead/conversation-memory.js";
+import type { MemoryRow } from "./overhead/conversation-memory.js";
+import { measureGatewayOverhead } from "./overhead/gateway-overhead.js";
+import type { OverheadRow } from "./overhead/gateway-overhead.js";
+import { measurePrefixEfficiency } from "./prefix/prefix-efficiency.js";
+import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
+import { contextWindowForOneCompaction } from "./prefix/session-size.js";
+import type { Progress } from "./progress.js";
+import { bytes, milliseconds, percent, ratio } from "./report/format.js";
+
+/** The providers whose cache simulation part 1 runs: OpenAI's (Responses) and Anthropic's. */
+export const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
+
+export type BenchPart = "prefix" | "growth" | "overhead" | "memory";
+export const benchParts: readonly BenchPart[] = ["prefix", "growth", "overhead", "memory"];
+
+function machineInfo(loadAtStart: number): MachineInfo {
+  const cpuList = cpus();
+  return {
+    node: process.versions.node,
+    platform: `${platform()} ${release()}`,
+    cpus: cpuList.length,
+    cpuModel: cpuList[0]?.model.trim() ?? "unknown CPU",
+    memoryGb: Math.round(totalmem() / 1024 ** 3),
+    loadAverage: [loadAtStart, loadavg()[0] ?? 0],
+  };
+}
+
+/** Runs the selected parts one after the other (never in parallel: they time things). */
+export async function runBench({
+  settings,
+  parts,
+  progress,
+}: {
+  settings: BenchSettings;
+  parts: readonly BenchPart[];
+  progress: Progress;
+}): Promise<BenchResults> {
+  const startedAt = new Date().toISOString();
+  const loadAtStart = loadavg()[0] ?? 0;
+  const started = performance.now();
+  const session = generateAgentSession({
+    seed: settings.seed,
+    turns: settings.sessionTurns,
+    toolResultChars: settings.toolResultChars,
+    // The one compaction is the gateway's automatic one (the context window below).
+    features: { compaction: false },
+  });
+  const prefix: PrefixEfficiencyResult[] = [];
+  if (parts.includes("prefix")) {
+    const contextWindow = contextWindowForOneCompaction(session);
+    for (const provider of prefixProviders) {
+      progress.begin(`prefix efficiency, ${providerLabels[provider]}`);
+      const result = await measurePrefixEfficiency({
+        provider,
+        session,
+        contextWindow,
+        onProgress: progress.update,
+      });
+      prefix.push(result);
+      progress.done(
+        `${percent(result.measured.prefixEfficiency)} of best possible, naive ${percent(result.variants["naive-date"].prefixEfficiency)}`,
+      );
+    }
+  }
+  const growth = [];
+  if (parts.includes("growth")) {
+    progress.begin(`per-turn cost and writes at ${settings.growthMarks.join(", ")} turns`);
+    growth.push(
+      ...(await measureGrowth({
+        marks: settings.growthMarks,
+        windowTurns: settings.growthWindowTurns,
+        toolResultChars: settings.toolResultChars,
+        seed: settings.seed + 1,
+        onProgress: progress.update,
+      })),
+    );
+    progress.done(
+      growth
+        .map(
+          (row) =>
+            `${row.historyTurns}: ${ratio(row.ratio["openai-responses"])} / ${bytes(row.checkpointBytes)}`,
+        )
+        .join(", "),
+    );
+  }
+  const overhead: OverheadRow[] = [];
+  if (parts.includes("overhead")) {
+    for (const historyTurns of settings.overheadHistoryTurns) {
+      progress.begin(`gateway overhead at ${historyTurns} turns of history`);
+      const row = await measureGatewayOverhead({
+        historyTurns,
+        samples: settings.overheadSamples,
+        seed: settings.seed + 2,
+        toolResultChars: settings.toolResultChars,
+        onProgress: progress.update,
+      });
+      overhead.push(row);
+      progress.done(`+${milliseconds(row.addedP50Ms)} p50, +${milliseconds(row.addedP95Ms)} p95`);
+    }
+  }
+  const memory: MemoryRow[] = [];
+  if (parts.includes("memory")) {
+    for (const historyTurns of settings.memoryHistoryTurns) {
+      progress.begin(`memory per open conversation at ${historyTurns} turns`);
+      const row = await measureConversationMemory({
+        historyTurns,
+        conversations: settings.memoryConversations,
+        seed: settings.seed + 3,
+        toolResultChars: settings.toolResultChars,
+        onProgress: progress.update,
+      });
+      memory.push(row);
+      progress.done(bytes(row.heapBytesPerConversation));
+    }
+  }
+  return {
+    settings,
+    machine: machineInfo(loadAtStart),
+    startedAt,
+    durationSeconds: (performance.now() - started) / 1000,
+    session: { conversationId: session.conversationId, stats: session.stats },
+    prefix,
+    growth,
+    overhead,
+    memory,
+  };
+}
+
+/** Progress steps a run of `parts` will report. */
+export function stepCount(settings: BenchSettings, parts: readonly BenchPart[]): number {
+  return (
+    (parts.includes("prefix") ? prefixProviders.length : 0) +
+    (parts.includes("growth") ? 1 : 0) +
+    (parts.includes("overhead") ? settings.overheadHistoryTurns.length : 0) +
+    (parts.includes("memory") ? settings.memoryHistoryTurns.length : 0)
+  );
+}
