@@ -79,8 +79,9 @@ export function toolResults({
 export async function verifyConversation(
   baseURL: string,
   conversationId: string,
+  token?: string,
 ): Promise<{ epoch: number; messages: number; headDigest: string }> {
-  const view = await conversationView(baseURL, conversationId);
+  const view = await conversationView(baseURL, conversationId, token);
   if (view.summary.status !== 200 || view.history.status !== 200) {
     throw new Error(
       `conversation ${conversationId} does not load: ${JSON.stringify(view.summary.body)}`,

@@ -250,7 +250,7 @@ describe("a busy conversation", () => {
     });
     const cancelled = await slow;
     expect(cancelled.status).toBe(200);
-    expect(runEnded(cancelled.events).reason).toBe("cancelled");
+    expect(runEnded(cancelled.events)).toEqual({ reason: "cancelled" });
     expect(eventNames(cancelled.events).filter((name) => name === "run.ended")).toHaveLength(1);
     expect(await conversationView(gateway.url, conversationId)).toEqual(before);
 
@@ -289,7 +289,7 @@ describe("a busy conversation", () => {
         }
       },
     });
-    expect(runEnded(continued.events).reason).toBe("cancelled");
+    expect(runEnded(continued.events)).toEqual({ reason: "cancelled" });
     expect(await conversationView(gateway.url, conversationId)).toEqual(before);
 
     provider.reply = { type: "text", text: "Found one match." };

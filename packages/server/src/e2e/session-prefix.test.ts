@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createGatewayClient } from "../client/gateway-client.js";
 import { agentScript } from "./agent-script.js";
@@ -26,8 +28,9 @@ interface HistoryEntry {
 describe.each(wireApis)("a 20-turn agent session through %s", (api) => {
   it("sends append-only bodies and gets the best possible cached tokens on every call", async () => {
     const provider = await startScriptedProvider();
+    const dataDir = folders.create();
     const gateway = await startGatewayProcess(
-      gatewayEnvironment({ api, fake: provider.fake, dataDir: folders.create() }),
+      gatewayEnvironment({ api, fake: provider.fake, dataDir }),
     );
     const conversationId = `session-${api}`;
     const script = agentScript({ conversationId, callIdPrefix: callIdPrefix(api) });
@@ -72,8 +75,13 @@ describe.each(wireApis)("a 20-turn agent session through %s", (api) => {
         })),
       );
 
-      // The key went to the provider only as its own auth header, never into a body.
+      // The key went to the provider only as its own auth header: never into a body, the
+      // store (database and write-ahead log) or the log.
       expect(JSON.stringify(bodies)).not.toContain(testProviderKey);
+      for (const file of readdirSync(dataDir)) {
+        expect(readFileSync(join(dataDir, file)).includes(testProviderKey), file).toBe(false);
+      }
+      expect(gateway.output()).not.toContain(testProviderKey);
 
       // The stored conversation: request context A, B, A (reverted: a new event), C — four
       // context messages, one runtime message per event, nothing duplicated.
