@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from "./config.js";
 import { runDemo } from "./demo/run-demo.js";
+import { runDiffCommand } from "./diagnostics/diff-command.js";
+import { runReportCommand } from "./diagnostics/report-command.js";
 import { startGateway } from "./start-gateway.js";
 
 const usage = `cursor-gateway <command>
@@ -9,6 +11,10 @@ Commands:
   serve   start the gateway (configuration from CURSOR_GATEWAY_* and provider key variables)
   demo    drive a scripted multi-turn agent session through a real gateway process against the
           simulated provider and print per-turn cached-token figures
+  diff    compare two provider request bodies as the prefix cache does: shared prefix, first
+          diverging path, a diff of the diverging item, likely cause (diff --help)
+  report  per-call cached ratio and every prefix divergence of a conversation on a running
+          gateway (report --conversation ID [--url URL] [--token T])
   help    show this text`;
 
 async function serve(): Promise<void> {
@@ -52,6 +58,15 @@ async function main(argv: readonly string[]): Promise<void> {
       return serve();
     case "demo":
       return runDemo({ argv: argv.slice(1), out: process.stdout });
+    case "diff":
+    case "report": {
+      const run = command === "diff" ? runDiffCommand : runReportCommand;
+      process.exitCode = await run({
+        argv: argv.slice(1),
+        io: { out: process.stdout, err: process.stderr },
+      });
+      return;
+    }
     case undefined:
     case "help":
     case "--help":

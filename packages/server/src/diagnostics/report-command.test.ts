@@ -1,0 +1,161 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { summarizerInstructions } from "@cursor/request";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createGatewayClient } from "../client/gateway-client.js";
+import { loadConfig } from "../config.js";
+import { startGateway } from "../start-gateway.js";
+import type { RunningGateway } from "../start-gateway.js";
+import { loadFixture } from "./__fixtures__/load-fixture.js";
+import { analyzeRequests, formatReport, runReportCommand } from "./report-command.js";
+import type { RequestEntry } from "./request-entries.js";
+
+const call = (n: number) => loadFixture(`openai-responses-call-${n}`);
+const usage = (input: number, cached: number) => ({
+  inputTokens: input,
+  cachedInputTokens: cached,
+  cacheWriteTokens: 0,
+  outputTokens: 10,
+});
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: {
+      out: { write: (text: string) => out.push(text) },
+      err: { write: (text: string) => err.push(text) },
+    },
+    out: () => out.join(""),
+    err: () => err.join(""),
+  };
+}
+
+describe("analyzeRequests", () => {
+  const summarizer = { model: "model-x", instructions: summarizerInstructions, input: [] };
+  const edited = call(3);
+  (edited.input as { content: { text: string }[] }[])[1]!.content[0]!.text += " 10:09";
+  const entries: RequestEntry[] = [
+    { body: call(1), provider: "openai-responses", usage: usage(6000, 0) },
+    { body: call(2), provider: "openai-responses", usage: usage(6100, 5888) },
+    { body: edited, provider: "openai-responses", usage: usage(6300, 5120) },
+    { body: summarizer, provider: "openai-responses" },
+    { body: call(1), provider: "openai-responses" },
+  ];
+  const calls = analyzeRequests(entries);
+
+  it("compares each call with the model call before it", () => {
+    expect(calls.map((c) => c.comparedWith)).toEqual([undefined, 1, 2, undefined, 3]);
+    expect(calls[1]!.diff?.cause.kind).toBe("append-only");
+    expect(calls[1]!.keptShare).toBe(1);
+    expect(calls[2]!.diff?.cause.kind).toBe("edited");
+    expect(calls[2]!.diff?.divergence?.path).toBe("input[1].content[0].text");
+  });
+
+  it("skips the summariser and expects a reset after it", () => {
+    expect(calls[3]).toMatchObject({ summarizer: true, estimated: true });
+    expect(calls[4]).toMatchObject({ afterCompaction: true, estimated: true });
+    expect(calls[4]!.diff?.cause.kind).toBe("edited");
+  });
+
+  it("prints the per-call table, the cached ratio and every divergence", () => {
+    const text = formatReport({ conversationId: "c-diag", url: "http://gateway", calls });
+    expect(text).toContain("conversation c-diag at http://gateway: 5 provider call(s)");
+    expect(text).toContain(
+      "    2 |                          |     6 100 |      5 888 |    96.5% | 100.0% of call 1 (append-only)",
+    );
+    expect(text).toContain("compaction summariser call (not compared)");
+    expect(text).toContain(
+      "Σ over 3 call(s) with usage: 18 400 input tokens, 11 008 cached (59.8%)",
+    );
+    expect(text).toContain("divergences (2):");
+    expect(text).toContain("call 3 vs call 2: first divergence input[1].content[0].text (value)");
+    expect(text).toContain("  likely cause: an earlier message was edited");
+    expect(text).toContain("— after a compaction, a prefix reset is expected");
+  });
+});
+
+describe("cursor-gateway report against a running gateway", () => {
+  let gateway: RunningGateway;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "cursor-gateway-report-"));
+    gateway = await startGateway({
+      config: loadConfig({
+        CURSOR_GATEWAY_PROVIDER: "simulated",
+        CURSOR_GATEWAY_PORT: "0",
+        CURSOR_GATEWAY_DATA_DIR: dataDir,
+      }),
+    });
+    const client = createGatewayClient({ baseURL: gateway.url });
+    for (const n of [1, 2, 3]) {
+      const answer = await client.run({
+        conversationId: "report-test",
+        runId: `run-${n}`,
+        mode: "agent",
+        timestamp: `2026-11-29T10:0${n}:00+01:00`,
+        action: { type: "user-message", message: { id: `msg-${n}`, text: `Question ${n}?` } },
+        requestContext: { rules: [{ name: "style", path: "style.mdc", content: "Be brief." }] },
+      });
+      expect(answer.status).toBe(200);
+    }
+  });
+
+  afterAll(async () => {
+    await gateway.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("reports the provider's usage per call and no divergence for an append-only session", async () => {
+    const { io: streams, out } = io();
+    const code = await runReportCommand({
+      argv: ["--conversation", "report-test", "--url", gateway.url],
+      io: streams,
+      environment: {},
+    });
+    expect(code).toBe(0);
+    const text = out();
+    expect(text).toContain(`conversation report-test at ${gateway.url}: 3 provider call(s)`);
+    expect(text).not.toContain("*"); // every call carries the gateway's usage
+    expect(text).toMatch(/Σ over 3 call\(s\) with usage: [\d ]+ input tokens, [\d ]+ cached/);
+    expect(text).toContain("no divergences: every call extended the previous one");
+  });
+
+  it("prints JSON with the usage the gateway recorded", async () => {
+    const { io: streams, out } = io();
+    await runReportCommand({
+      argv: ["--conversation", "report-test", "--url", gateway.url, "--json"],
+      io: streams,
+      environment: {},
+    });
+    const calls = JSON.parse(out()) as { usage?: { cachedInputTokens: number } }[];
+    expect(calls).toHaveLength(3);
+    expect(calls[2]!.usage!.cachedInputTokens).toBeGreaterThan(0);
+  });
+
+  it("fails clearly for an unknown conversation, an unreachable gateway and bad arguments", async () => {
+    const unknown = io();
+    expect(
+      await runReportCommand({
+        argv: ["--conversation", "nobody", "--url", gateway.url],
+        io: unknown.io,
+        environment: {},
+      }),
+    ).toBe(1);
+    expect(unknown.err()).toContain("answered 404");
+    const unreachable = io();
+    expect(
+      await runReportCommand({
+        argv: ["--conversation", "x", "--url", "http://127.0.0.1:9"],
+        io: unreachable.io,
+        environment: {},
+      }),
+    ).toBe(1);
+    expect(unreachable.err()).toContain("cannot reach http://127.0.0.1:9");
+    const missing = io();
+    expect(await runReportCommand({ argv: [], io: missing.io, environment: {} })).toBe(2);
+    expect(missing.err()).toContain("--conversation is required");
+  });
+});

@@ -1,0 +1,246 @@
+import { parseArgs } from "node:util";
+import { summarizerInstructions } from "@cursor/request";
+import { createGatewayClient } from "../client/gateway-client.js";
+import type { CommandIo } from "./diff-command.js";
+import { diffRequestBodies } from "./diff-request-bodies.js";
+import type { BodyDiff } from "./diff-request-bodies.js";
+import { detectProviderFormat, isRecord, promptSegments } from "./provider-body.js";
+import type { ProviderFormat } from "./provider-body.js";
+import { requestEntries } from "./request-entries.js";
+import type { RecordedUsage, RequestEntry } from "./request-entries.js";
+
+export const reportUsage = `cursor-gateway report --conversation ID [--url URL] [--token T] [--limit N] [--json]
+
+Reads a running gateway's provider-requests log for one conversation and prints, per provider
+call, the input and cached tokens the provider reported (the cached ratio), how much of the
+previous call's prompt the call kept, and every place where the prefix broke, with its cause.
+  --conversation ID   the conversation id
+  --url URL           the gateway (default http://127.0.0.1:8787)
+  --token T           bearer token of the tenant (when the gateway has CURSOR_GATEWAY_TOKENS)
+  --limit N           at most N most recent calls (default 1000; the log keeps the last few)
+  --json              print the per-call analysis as JSON`;
+
+/** One provider call of the report. */
+export interface ReportedCall {
+  readonly call: number;
+  readonly at?: string;
+  readonly provider?: string;
+  readonly summarizer: boolean;
+  /** Input tokens the provider reported, else the o200k count of the body (`estimated`). */
+  readonly inputTokens: number;
+  readonly estimated: boolean;
+  readonly usage?: RecordedUsage;
+  /** The earlier call this one is compared with (the one before it, skipping a summariser). */
+  readonly comparedWith?: number;
+  /** The previous call's prompt tokens this call starts with, and its share. */
+  readonly keptTokens?: number;
+  readonly keptShare?: number;
+  /** Follows a compaction: a prefix reset is expected here. */
+  readonly afterCompaction: boolean;
+  readonly diff?: BodyDiff;
+}
+
+const grouped = (value: number) => String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, " ");
+const percent = (value: number | undefined) =>
+  value === undefined || !Number.isFinite(value) ? "–" : `${(100 * value).toFixed(1)}%`;
+
+function isSummarizer(body: unknown): boolean {
+  if (!isRecord(body)) return false;
+  if (body.instructions === summarizerInstructions) return true;
+  if (Array.isArray(body.system)) {
+    return body.system.some((block) => isRecord(block) && block.text === summarizerInstructions);
+  }
+  const first = Array.isArray(body.messages) ? body.messages[0] : undefined;
+  return isRecord(first) && first.content === summarizerInstructions;
+}
+
+/** The per-call analysis of a conversation's logged provider requests (oldest first). */
+export function analyzeRequests(entries: readonly RequestEntry[]): ReportedCall[] {
+  const calls: ReportedCall[] = [];
+  let lastModelCall: number | undefined;
+  let compactedSince = false;
+  entries.forEach((entry, index) => {
+    const format: ProviderFormat | undefined = detectProviderFormat(entry.body, entry.provider);
+    const summarizer = isSummarizer(entry.body);
+    const counted =
+      format !== undefined && isRecord(entry.body)
+        ? promptSegments(entry.body, format).reduce((sum, segment) => sum + segment.tokens, 0)
+        : 0;
+    const base = {
+      call: index + 1,
+      ...(entry.at === undefined ? {} : { at: entry.at }),
+      ...(entry.provider === undefined ? {} : { provider: entry.provider }),
+      summarizer,
+      inputTokens: entry.usage?.inputTokens ?? counted,
+      estimated: entry.usage === undefined,
+      ...(entry.usage === undefined ? {} : { usage: entry.usage }),
+    };
+    if (summarizer) {
+      // The summariser's prompt is a transcript, not the conversation's prefix: not compared.
+      calls.push({ ...base, afterCompaction: false });
+      compactedSince = true;
+      return;
+    }
+    const previousIndex = lastModelCall;
+    lastModelCall = index;
+    const afterCompaction = compactedSince;
+    compactedSince = false;
+    if (previousIndex === undefined || format === undefined) {
+      calls.push({ ...base, afterCompaction });
+      return;
+    }
+    const diff = diffRequestBodies({
+      previous: entries[previousIndex]!.body,
+      current: entry.body,
+      format,
+    });
+    calls.push({
+      ...base,
+      comparedWith: previousIndex + 1,
+      keptTokens: diff.sharedTokens,
+      keptShare: diff.previous.tokens === 0 ? 1 : diff.sharedTokens / diff.previous.tokens,
+      afterCompaction,
+      diff,
+    });
+  });
+  return calls;
+}
+
+const diverged = (call: ReportedCall) =>
+  call.diff !== undefined &&
+  call.diff.cause.kind !== "append-only" &&
+  call.diff.cause.kind !== "identical";
+
+/** The report for a terminal. */
+export function formatReport({
+  conversationId,
+  url,
+  calls,
+}: {
+  conversationId: string;
+  url: string;
+  calls: readonly ReportedCall[];
+}): string {
+  const lines = [
+    `conversation ${conversationId} at ${url}: ${calls.length} provider call(s) in the gateway's log (oldest first)`,
+    "",
+    " call | at                       | input tok | cached tok | cached % | prefix kept from the previous call",
+    "------+--------------------------+-----------+------------+----------+-----------------------------------",
+  ];
+  let input = 0;
+  let cached = 0;
+  let reported = 0;
+  for (const call of calls) {
+    const cachedTokens = call.usage?.cachedInputTokens;
+    if (call.usage !== undefined) {
+      input += call.usage.inputTokens;
+      cached += call.usage.cachedInputTokens;
+      reported += 1;
+    }
+    const kept = call.summarizer
+      ? "compaction summariser call (not compared)"
+      : call.comparedWith === undefined
+        ? "(no earlier call in the log)"
+        : `${percent(call.keptShare)} of call ${call.comparedWith}${
+            diverged(call)
+              ? ` ✖ ${call.diff!.divergence?.path ?? ""}${call.afterCompaction ? " (after a compaction: expected)" : ""}`
+              : " (append-only)"
+          }`;
+    lines.push(
+      ` ${String(call.call).padStart(4)} | ${(call.at ?? "").padEnd(24)} | ${`${grouped(call.inputTokens)}${call.estimated ? "*" : ""}`.padStart(9)} | ${(cachedTokens === undefined ? "–" : grouped(cachedTokens)).padStart(10)} | ${(cachedTokens === undefined ? "–" : percent(cachedTokens / Math.max(1, call.inputTokens))).padStart(8)} | ${kept}`,
+    );
+  }
+  lines.push(
+    "",
+    reported === 0
+      ? "the log has no usage for these calls (* = o200k count of the body, not the provider's figure)"
+      : `Σ over ${reported} call(s) with usage: ${grouped(input)} input tokens, ${grouped(cached)} cached (${percent(cached / Math.max(1, input))})`,
+  );
+  const divergences = calls.filter(diverged);
+  lines.push(
+    "",
+    divergences.length === 0
+      ? "no divergences: every call extended the previous one"
+      : `divergences (${divergences.length}):`,
+  );
+  for (const call of divergences) {
+    const diff = call.diff!;
+    lines.push(
+      "",
+      `call ${call.call} vs call ${call.comparedWith}: first divergence ${diff.divergence?.path ?? "(none)"} (${diff.divergence?.reason ?? "–"}), ${grouped(diff.sharedTokens)} of ${grouped(diff.previous.tokens)} tokens kept${call.afterCompaction ? " — after a compaction, a prefix reset is expected" : ""}`,
+      `  likely cause: ${diff.cause.summary}`,
+      ...diff.diff.map((line) => `  ${line}`),
+    );
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** `cursor-gateway report`: returns the exit code (0 reported, 1 gateway error, 2 usage). */
+export async function runReportCommand({
+  argv,
+  io,
+  environment = process.env,
+}: {
+  argv: readonly string[];
+  io: CommandIo;
+  environment?: Record<string, string | undefined>;
+}): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        conversation: { type: "string" },
+        url: { type: "string" },
+        token: { type: "string" },
+        limit: { type: "string" },
+        json: { type: "boolean", default: false },
+        help: { type: "boolean", default: false },
+      },
+    }));
+  } catch (error) {
+    io.err.write(`cursor-gateway report: ${(error as Error).message}\n\n${reportUsage}\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.out.write(`${reportUsage}\n`);
+    return 0;
+  }
+  const limit = values.limit === undefined ? 1000 : Number(values.limit);
+  if (values.conversation === undefined || !Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    io.err.write(
+      `cursor-gateway report: --conversation is required, --limit is 1..1000\n\n${reportUsage}\n`,
+    );
+    return 2;
+  }
+  const url = (values.url ?? environment.CURSOR_GATEWAY_URL ?? "http://127.0.0.1:8787").replace(
+    /\/+$/,
+    "",
+  );
+  const client = createGatewayClient({
+    baseURL: url,
+    ...(values.token === undefined ? {} : { token: values.token }),
+  });
+  let answer: { status: number; body: unknown };
+  try {
+    answer = await client.get(
+      `/v1/conversations/${encodeURIComponent(values.conversation)}/provider-requests?limit=${limit}`,
+    );
+  } catch (error) {
+    io.err.write(`cursor-gateway report: cannot reach ${url}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (answer.status !== 200) {
+    io.err.write(
+      `cursor-gateway report: ${url} answered ${answer.status}: ${JSON.stringify(answer.body)}\n`,
+    );
+    return 1;
+  }
+  const calls = analyzeRequests(requestEntries(answer.body));
+  io.out.write(
+    values.json
+      ? `${JSON.stringify(calls, null, 2)}\n`
+      : formatReport({ conversationId: values.conversation, url, calls }),
+  );
+  return 0;
+}
