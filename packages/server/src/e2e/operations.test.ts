@@ -54,22 +54,26 @@ function parseMetrics(text: string): Map<string, number> {
 }
 
 describe("start-up", () => {
-  it("refuses to listen beyond loopback without tokens, and a broken configuration", async () => {
-    const open = await expectGatewayRefusal({
-      CURSOR_GATEWAY_HOST: "0.0.0.0",
-      CURSOR_GATEWAY_PROVIDER: "simulated",
-      CURSOR_GATEWAY_DATA_DIR: folders.create(),
-    });
-    expect(open.exit).toEqual({ code: 2, signal: null });
-    expect(open.output).toContain("CURSOR_GATEWAY_TOKENS must be set to listen on 0.0.0.0");
+  it(
+    "refuses to listen beyond loopback without tokens, and a broken configuration",
+    { timeout: 60_000 },
+    async () => {
+      const open = await expectGatewayRefusal({
+        CURSOR_GATEWAY_HOST: "0.0.0.0",
+        CURSOR_GATEWAY_PROVIDER: "simulated",
+        CURSOR_GATEWAY_DATA_DIR: folders.create(),
+      });
+      expect(open.exit).toEqual({ code: 2, signal: null });
+      expect(open.output).toContain("CURSOR_GATEWAY_TOKENS must be set to listen on 0.0.0.0");
 
-    const keyless = await expectGatewayRefusal({
-      CURSOR_GATEWAY_PROVIDER: "anthropic",
-      CURSOR_GATEWAY_DATA_DIR: folders.create(),
-    });
-    expect(keyless.exit).toEqual({ code: 2, signal: null });
-    expect(keyless.output).toContain("CURSOR_GATEWAY_PROVIDER=anthropic needs ANTHROPIC_API_KEY");
-  });
+      const keyless = await expectGatewayRefusal({
+        CURSOR_GATEWAY_PROVIDER: "anthropic",
+        CURSOR_GATEWAY_DATA_DIR: folders.create(),
+      });
+      expect(keyless.exit).toEqual({ code: 2, signal: null });
+      expect(keyless.output).toContain("CURSOR_GATEWAY_PROVIDER=anthropic needs ANTHROPIC_API_KEY");
+    },
+  );
 });
 
 describe("a running gateway", () => {
@@ -137,7 +141,10 @@ describe("a running gateway", () => {
     expect(requests).toHaveLength(3);
     const lastThree = recorded.slice(-3);
     requests.forEach((request, index) => {
-      expect(Object.keys(request).sort()).toEqual(["at", "body", "provider", "sharedPrefixItems"]);
+      // The contract's fields (extra ones are allowed).
+      expect(Object.keys(request)).toEqual(
+        expect.arrayContaining(["at", "body", "provider", "sharedPrefixItems"]),
+      );
       expect(request.provider).toBe("openai-responses");
       expect(Number.isNaN(Date.parse(request.at))).toBe(false);
       expect(historyItems("openai-responses", request.body)).toEqual(
@@ -190,36 +197,40 @@ describe("a running gateway", () => {
 });
 
 describe("SIGTERM", () => {
-  it("ends an open run cleanly, exits 0 and leaves nothing half-committed", async () => {
-    const conversationId = "shutdown";
-    provider.reply = { type: "text", text: "Before the shutdown." };
-    await streamRun(gateway.url, userTurn({ conversationId, turn: 1 }), { token });
-    const before = await conversationView(gateway.url, conversationId, token);
+  it(
+    "ends an open run cleanly, exits 0 and leaves nothing half-committed",
+    { timeout: 60_000 },
+    async () => {
+      const conversationId = "shutdown";
+      provider.reply = { type: "text", text: "Before the shutdown." };
+      await streamRun(gateway.url, userTurn({ conversationId, turn: 1 }), { token });
+      const before = await conversationView(gateway.url, conversationId, token);
 
-    provider.reply = {
-      type: "slow",
-      delayMsPerEvent: 40,
-      reply: { type: "text", text: "A long answer the shutdown interrupts.", chunks: 30 },
-    };
-    let exit: ReturnType<GatewayProcess["stop"]> | undefined;
-    const interrupted = await streamRun(gateway.url, userTurn({ conversationId, turn: 2 }), {
-      token,
-      onEvent: (event) => {
-        if (event.event === "text.delta" && exit === undefined) exit = gateway.stop();
-      },
-    });
-    expect(await exit).toEqual({ code: 0, signal: null });
-    // The client got a proper end, exactly once and last.
-    expect(interrupted.disconnected).toBe(false);
-    expect(eventNames(interrupted.events).at(-1)).toBe("run.ended");
-    expect(runEnded(interrupted.events)).toEqual({ reason: "cancelled" });
-    expect(gateway.output()).toContain("cursor-gateway: SIGTERM, finishing open runs");
+      provider.reply = {
+        type: "slow",
+        delayMsPerEvent: 40,
+        reply: { type: "text", text: "A long answer the shutdown interrupts.", chunks: 30 },
+      };
+      let exit: ReturnType<GatewayProcess["stop"]> | undefined;
+      const interrupted = await streamRun(gateway.url, userTurn({ conversationId, turn: 2 }), {
+        token,
+        onEvent: (event) => {
+          if (event.event === "text.delta" && exit === undefined) exit = gateway.stop();
+        },
+      });
+      expect(await exit).toEqual({ code: 0, signal: null });
+      // The client got a proper end, exactly once and last.
+      expect(interrupted.disconnected).toBe(false);
+      expect(eventNames(interrupted.events).at(-1)).toBe("run.ended");
+      expect(runEnded(interrupted.events)).toEqual({ reason: "cancelled" });
+      expect(gateway.output()).toContain("cursor-gateway: SIGTERM, finishing open runs");
 
-    gateway = await startGatewayProcess(environment());
-    await verifyConversation(gateway.url, conversationId, token);
-    const after = await conversationView(gateway.url, conversationId, token);
-    expect(after).toEqual(before);
-    // Nothing of the key in what the process logged.
-    expect(gateway.output()).not.toContain(testProviderKey);
-  });
+      gateway = await startGatewayProcess(environment());
+      await verifyConversation(gateway.url, conversationId, token);
+      const after = await conversationView(gateway.url, conversationId, token);
+      expect(after).toEqual(before);
+      // Nothing of the key in what the process logged.
+      expect(gateway.output()).not.toContain(testProviderKey);
+    },
+  );
 });

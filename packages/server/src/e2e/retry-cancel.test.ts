@@ -219,7 +219,11 @@ describe("a busy conversation", () => {
       body: { cancelled: false },
     });
 
-    provider.reply = slowText("A slow answer that will not be kept.");
+    provider.reply = {
+      type: "slow",
+      delayMsPerEvent: 25,
+      reply: { type: "text", text: "A slow answer that will not be kept.", chunks: 40 },
+    };
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     const slow = streamRun(gateway.url, userTurn({ conversationId, turn: 2 }), {

@@ -67,6 +67,11 @@ export async function streamRun(
         if (event !== undefined) {
           events.push(event);
           await options.onEvent?.(event, events.length - 1);
+          // An aborted request reads nothing more, even what already arrived.
+          if (options.signal?.aborted) {
+            await reader.cancel().catch(() => undefined);
+            return { status: response.status, events, disconnected: true };
+          }
         }
         boundary = buffered.indexOf("\n\n");
       }

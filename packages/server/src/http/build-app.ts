@@ -59,7 +59,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     schemaController: { compilersFactory: noSchemaCompilers },
     // Conversation ids are up to 128 characters (Fastify's default limit is 100); a longer path
     // parameter is no conversation id: 400 in the contract's shape (below), never a bare 414.
-    maxParamLength: 256,
+    routerOptions: { maxParamLength: 256 },
     frameworkErrors: (error, _request, reply) => {
       const issues =
         error.code === "FST_ERR_MAX_PARAM_LENGTH"
