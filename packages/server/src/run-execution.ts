@@ -249,10 +249,6 @@ function providerFor(input: ExecuteRunInput) {
 
 function addUsage(input: ExecuteRunInput, usage: Usage): void {
   const { state, options } = input;
-  input.requestLog.recordUsage({
-    key: conversationKey(state.tenant, state.conversationId),
-    usage,
-  });
   state.usage = {
     inputTokens: state.usage.inputTokens + usage.inputTokens,
     cachedInputTokens: state.usage.cachedInputTokens + usage.cachedInputTokens,

@@ -1,10 +1,16 @@
 import { parseArgs } from "node:util";
 import { summarizerInstructions } from "@cursor/request";
+import { CacheMarkerLimitError, PrefixCacheSimulator } from "@cursor/testkit";
 import { createGatewayClient } from "../client/gateway-client.js";
 import type { CommandIo } from "./diff-command.js";
 import { diffRequestBodies } from "./diff-request-bodies.js";
 import type { BodyDiff } from "./diff-request-bodies.js";
-import { detectProviderFormat, isRecord, promptSegments } from "./provider-body.js";
+import {
+  cacheNamespaceFields,
+  detectProviderFormat,
+  isRecord,
+  promptSegments,
+} from "./provider-body.js";
 import type { ProviderFormat } from "./provider-body.js";
 import { requestEntries } from "./request-entries.js";
 import type { RecordedUsage, RequestEntry } from "./request-entries.js";
@@ -30,6 +36,11 @@ export interface ReportedCall {
   readonly inputTokens: number;
   readonly estimated: boolean;
   readonly usage?: RecordedUsage;
+  /**
+   * Without usage in the log: the cached tokens the testkit's prefix-cache model gives the
+   * logged bodies in order (OpenAI 1024 + 128·k granularity, Anthropic markers), at their times.
+   */
+  readonly simulatedCachedTokens?: number;
   /** The earlier call this one is compared with (the one before it, skipping a summariser). */
   readonly comparedWith?: number;
   /** The previous call's prompt tokens this call starts with, and its share. */
@@ -57,15 +68,26 @@ function isSummarizer(body: unknown): boolean {
 /** The per-call analysis of a conversation's logged provider requests (oldest first). */
 export function analyzeRequests(entries: readonly RequestEntry[]): ReportedCall[] {
   const calls: ReportedCall[] = [];
+  let now = 0;
+  const simulator = new PrefixCacheSimulator({ clock: () => now });
   let lastModelCall: number | undefined;
   let compactedSince = false;
   entries.forEach((entry, index) => {
     const format: ProviderFormat | undefined = detectProviderFormat(entry.body, entry.provider);
     const summarizer = isSummarizer(entry.body);
-    const counted =
-      format !== undefined && isRecord(entry.body)
-        ? promptSegments(entry.body, format).reduce((sum, segment) => sum + segment.tokens, 0)
-        : 0;
+    const segments =
+      format !== undefined && isRecord(entry.body) ? promptSegments(entry.body, format) : [];
+    const counted = segments.reduce((sum, segment) => sum + segment.tokens, 0);
+    now = entry.at === undefined ? now : Date.parse(entry.at) || now;
+    const simulated =
+      format === undefined || !isRecord(entry.body)
+        ? undefined
+        : simulateCall({
+            simulator,
+            namespace: JSON.stringify(cacheNamespaceFields(entry.body, format)),
+            segments,
+            anthropic: format === "anthropic",
+          });
     const base = {
       call: index + 1,
       ...(entry.at === undefined ? {} : { at: entry.at }),
@@ -74,6 +96,9 @@ export function analyzeRequests(entries: readonly RequestEntry[]): ReportedCall[
       inputTokens: entry.usage?.inputTokens ?? counted,
       estimated: entry.usage === undefined,
       ...(entry.usage === undefined ? {} : { usage: entry.usage }),
+      ...(entry.usage !== undefined || simulated === undefined
+        ? {}
+        : { simulatedCachedTokens: simulated }),
     };
     if (summarizer) {
       // The summariser's prompt is a transcript, not the conversation's prefix: not compared.
@@ -106,6 +131,28 @@ export function analyzeRequests(entries: readonly RequestEntry[]): ReportedCall[
   return calls;
 }
 
+function simulateCall({
+  simulator,
+  namespace,
+  segments,
+  anthropic,
+}: {
+  simulator: PrefixCacheSimulator;
+  namespace: string;
+  segments: Parameters<PrefixCacheSimulator["simulateOpenAI"]>[0]["segments"];
+  anthropic: boolean;
+}): number | undefined {
+  try {
+    return anthropic
+      ? simulator.simulateAnthropic({ namespace, segments }).cachedTokens
+      : simulator.simulateOpenAI({ namespace, segments }).cachedTokens;
+  } catch (error) {
+    // More than 4 markers: the provider refuses the body, nothing to simulate.
+    if (CacheMarkerLimitError.isInstance(error)) return undefined;
+    throw error;
+  }
+}
+
 const diverged = (call: ReportedCall) =>
   call.diff !== undefined &&
   call.diff.cause.kind !== "append-only" &&
@@ -130,13 +177,16 @@ export function formatReport({
   let input = 0;
   let cached = 0;
   let reported = 0;
+  let simulated = false;
   for (const call of calls) {
-    const cachedTokens = call.usage?.cachedInputTokens;
-    if (call.usage !== undefined) {
-      input += call.usage.inputTokens;
-      cached += call.usage.cachedInputTokens;
+    const cachedTokens = call.usage?.cachedInputTokens ?? call.simulatedCachedTokens;
+    if (cachedTokens !== undefined && !call.summarizer) {
+      input += call.inputTokens;
+      cached += cachedTokens;
       reported += 1;
     }
+    if (call.usage === undefined && call.simulatedCachedTokens !== undefined) simulated = true;
+    const mark = call.usage === undefined ? "~" : "";
     const kept = call.summarizer
       ? "compaction summariser call (not compared)"
       : call.comparedWith === undefined
@@ -147,15 +197,20 @@ export function formatReport({
               : " (append-only)"
           }`;
     lines.push(
-      ` ${String(call.call).padStart(4)} | ${(call.at ?? "").padEnd(24)} | ${`${grouped(call.inputTokens)}${call.estimated ? "*" : ""}`.padStart(9)} | ${(cachedTokens === undefined ? "–" : grouped(cachedTokens)).padStart(10)} | ${(cachedTokens === undefined ? "–" : percent(cachedTokens / Math.max(1, call.inputTokens))).padStart(8)} | ${kept}`,
+      ` ${String(call.call).padStart(4)} | ${(call.at ?? "").padEnd(24)} | ${`${mark}${grouped(call.inputTokens)}`.padStart(9)} | ${(cachedTokens === undefined ? "–" : `${mark}${grouped(cachedTokens)}`).padStart(10)} | ${(cachedTokens === undefined ? "–" : percent(cachedTokens / Math.max(1, call.inputTokens))).padStart(8)} | ${kept}`,
     );
   }
   lines.push(
     "",
     reported === 0
-      ? "the log has no usage for these calls (* = o200k count of the body, not the provider's figure)"
-      : `Σ over ${reported} call(s) with usage: ${grouped(input)} input tokens, ${grouped(cached)} cached (${percent(cached / Math.max(1, input))})`,
+      ? "no call to add up"
+      : `Σ over ${reported} model call(s): ${grouped(input)} input tokens, ${grouped(cached)} cached (${percent(cached / Math.max(1, input))})`,
   );
+  if (simulated) {
+    lines.push(
+      "~ the log carries no provider usage for these calls: o200k token counts of the bodies and the cached tokens the testkit's prefix-cache model gives them (OpenAI 1024 + 128·k granularity, Anthropic markers, 5-minute TTL)",
+    );
+  }
   const divergences = calls.filter(diverged);
   lines.push(
     "",

@@ -1,4 +1,3 @@
-import type { Usage } from "@cursor/run";
 import { sharedPrefixItems } from "./provider-history-items.js";
 
 type StoredRecord = Omit<ProviderRequestRecord, "sharedPrefixItems">;
@@ -8,8 +7,6 @@ export interface ProviderRequestRecord {
   readonly provider: string;
   readonly body: unknown;
   readonly sharedPrefixItems: number;
-  /** What the provider reported for this call, once it did (`cursor-gateway report` reads it). */
-  readonly usage?: Usage;
 }
 
 /**
@@ -52,17 +49,6 @@ export class ProviderRequestLog {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-  }
-
-  /**
-   * Attaches a call's usage to the conversation's latest record: the call in flight, since a
-   * conversation runs one model call at a time.
-   */
-  recordUsage({ key, usage }: { key: string; usage: Usage }): void {
-    const list = this.#entries.get(key);
-    const last = list?.[list.length - 1];
-    if (list === undefined || last === undefined) return;
-    list[list.length - 1] = { ...last, usage };
   }
 
   list(key: string, limit: number): readonly ProviderRequestRecord[] {
