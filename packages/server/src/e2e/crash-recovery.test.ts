@@ -23,18 +23,13 @@ const kills = 12;
 const seed = 0x9e3779b9;
 
 /**
- * Three turns, six requests: a parallel tool round, a plain turn, a single tool round. The kill
- * point is within the first four, so every trial has a later turn to check the prefix with.
+ * Two turns, four requests: two tool rounds (one of parallel calls) and a final answer, then a
+ * plain turn. The kill point is within the first turn, so every trial has a later turn to check
+ * the prefix with.
  */
 const scriptFor = (conversationId: string): ScriptRequest[] =>
-  agentScript({ conversationId, callIdPrefix: "call", turns: 3, toolOutputLines: 4 }).map(
-    (request) => ({
-      ...request,
-      // Slow enough that a kill lands inside the provider stream, fast enough for many trials.
-      reply: { type: "slow", delayMsPerEvent: 3, reply: request.reply },
-    }),
-  );
-const killable = 4;
+  agentScript({ conversationId, callIdPrefix: "call", turns: 2, toolOutputLines: 4 });
+const killable = 3;
 const toolWaits = scriptFor("any")
   .slice(0, killable)
   .flatMap((request, index) => (request.expectedEnd === "awaiting-tools" ? [index] : []));
@@ -125,7 +120,9 @@ it(
           await send(streaming, request);
         }
         const victim = streaming.script[streaming.request]!;
-        provider.reply = victim.reply;
+        // Only the victim streams slowly: the kill lands inside the provider stream even on a
+        // loaded machine, and the other requests stay fast.
+        provider.reply = { type: "slow", delayMsPerEvent: 20, reply: victim.reply };
         const before = provider.fake.requests.length;
         const interrupted = await streamRun(gateway.url, victim.body, {
           onEvent: async (_event, index) => {
@@ -162,7 +159,7 @@ it(
           expect(cacheShortfalls(trial.requests.slice(1)), label).toEqual([]);
         }
       }
-      expect(cutStreams).toBeGreaterThanOrEqual(kills / 2);
+      expect(cutStreams).toBeGreaterThanOrEqual(kills / 3);
     } finally {
       await gateway.stop();
       await provider.fake.close();
