@@ -15,6 +15,7 @@ import type { ScriptedProvider } from "./scripted-provider.js";
 import { eventNames, lastCheckpoint, runEnded, streamRun } from "./sse-run.js";
 
 const token = "operations-token-0123456789";
+const otherToken = "operations-other-tenant-0123456789";
 const folders = temporaryFolders("operations");
 let provider: ScriptedProvider;
 let dataDir: string;
@@ -25,7 +26,7 @@ const environment = () =>
     api: "openai-responses",
     fake: provider.fake,
     dataDir,
-    extra: { CURSOR_GATEWAY_TOKENS: token },
+    extra: { CURSOR_GATEWAY_TOKENS: `${token},${otherToken}` },
   });
 
 beforeAll(async () => {
@@ -72,6 +73,30 @@ describe("start-up", () => {
       });
       expect(keyless.exit).toEqual({ code: 2, signal: null });
       expect(keyless.output).toContain("CURSOR_GATEWAY_PROVIDER=anthropic needs ANTHROPIC_API_KEY");
+    },
+  );
+});
+
+describe("the simulated provider", () => {
+  it(
+    "is the default without a provider key and answers a turn offline",
+    { timeout: 60_000 },
+    async () => {
+      const simulated = await startGatewayProcess({ CURSOR_GATEWAY_DATA_DIR: folders.create() });
+      try {
+        expect(simulated.output()).toMatch(
+          /listening on http:\/\/127\.0\.0\.1:\d+ — provider simulated \(simulated at http:\/\/127\.0\.0\.1:\d+\), model simulated-model/,
+        );
+        const result = await streamRun(
+          simulated.url,
+          userTurn({ conversationId: "offline", turn: 1 }),
+        );
+        expect(runEnded(result.events)).toEqual({ reason: "completed" });
+        expect(result.events.filter((event) => event.event === "usage")).toHaveLength(1);
+        await verifyConversation(simulated.url, "offline");
+      } finally {
+        expect(await simulated.stop()).toEqual({ code: 0, signal: null });
+      }
     },
   );
 });
@@ -193,6 +218,42 @@ describe("a running gateway", () => {
     );
     expect(runEnded(fourth.events)).toEqual({ reason: "completed" });
     expect(lastCheckpoint(fourth.events)!.messages).toBe(9);
+  });
+});
+
+describe("concurrent runs", () => {
+  it("of different conversations and of two tenants' same conversation id run side by side", async () => {
+    provider.reply = {
+      type: "slow",
+      delayMsPerEvent: 10,
+      reply: { type: "text", text: "An answer streamed slowly enough to overlap.", chunks: 10 },
+    };
+    const runs = [
+      { token, conversationId: "shared-id", text: "Tenant one asks." },
+      { token: otherToken, conversationId: "shared-id", text: "Tenant two asks." },
+      { token, conversationId: "another-id", text: "Tenant one asks again." },
+    ];
+    const results = await Promise.all(
+      runs.map((run) =>
+        streamRun(
+          gateway.url,
+          userTurn({ conversationId: run.conversationId, turn: 1, text: run.text }),
+          { token: run.token },
+        ),
+      ),
+    );
+    for (const result of results) expect(runEnded(result.events)).toEqual({ reason: "completed" });
+    // Each tenant sees its own conversation under the shared id, and only its own.
+    for (const run of runs) {
+      const view = await conversationView(gateway.url, run.conversationId, run.token);
+      const texts = JSON.stringify(view.history.body);
+      expect(texts).toContain(run.text);
+      for (const other of runs) {
+        if (other.conversationId === run.conversationId && other.token !== run.token) {
+          expect(texts).not.toContain(other.text);
+        }
+      }
+    }
   });
 });
 
