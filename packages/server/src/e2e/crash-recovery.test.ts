@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 /** Each kill -9 hits two trials: one conversation mid-stream, one waiting for tool results. */
-const kills = 12;
+const kills = 10;
 const seed = 0x9e3779b9;
 
 /**

@@ -43,27 +43,32 @@ async function conversation(gateway: GatewayProcess) {
 }
 
 // The same script without any restart: what every variant below must send, byte for byte.
+// Run by the same gateway code in this process (a process start saved).
 let reference: { bodies: string[]; history: unknown };
 
 beforeAll(async () => {
   const provider = await startScriptedProvider();
-  const gateway = await startGatewayProcess(environment(provider, folders.create()));
+  const gateway = await startInProcessGateway({
+    provider,
+    dataDir: folders.create(),
+    extra: { CURSOR_GATEWAY_CHECKPOINT_SECRET: testCheckpointSecret },
+  });
   try {
     for (const request of script) {
       await runScriptRequest({ baseURL: gateway.url, provider, request });
     }
     reference = {
       bodies: bodyTexts(provider.fake.requests),
-      history: (await conversation(gateway)).history.body,
+      history: (await conversationView(gateway.url, conversationId)).history.body,
     };
     expect(
       prefixViolations(
         "openai-responses",
-        provider.fake.requests.map((r) => r.body),
+        provider.fake.requests.map((request) => request.body),
       ),
     ).toEqual([]);
   } finally {
-    await gateway.stop();
+    await gateway.close();
     await provider.fake.close();
   }
 });
