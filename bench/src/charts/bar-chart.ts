@@ -32,11 +32,12 @@ export interface BarChartInput {
 const barHeight = 16;
 const barGap = 4;
 const groupGap = 18;
-const labelWidth = 170;
 
 /** Horizontal grouped bars with value labels: one group per entry of `groups`. */
 export function renderBarChart(input: BarChartInput): string {
-  const width = input.width ?? 760;
+  // Group labels are bold 12 px: about 7.5 px per character.
+  const labelWidth = Math.max(120, Math.ceil(Math.max(...input.groups.map((g) => g.length)) * 7.5));
+  const width = (input.width ?? 760) + Math.max(0, labelWidth - 170);
   const plotLeft = labelWidth + 10;
   const plotRight = width - 70;
   const key = legend({

@@ -188,6 +188,9 @@ export async function measureGrowth(options: GrowthOptions): Promise<GrowthRow[]
       // Warm the projection and serialisers up on the short history before the first mark.
       const measure = window !== undefined || turns < 5;
       const samples = window;
+      // A full GC before each measured request: a step must not pay for the garbage the previous
+      // request's multi-megabyte bodies left behind.
+      if (samples !== undefined) collectGarbage();
       const applied: AppliedEvent = conversation.apply(event, (plan) => {
         if (!measure) return;
         const t0 = performance.now();
@@ -242,6 +245,10 @@ export async function measureGrowth(options: GrowthOptions): Promise<GrowthRow[]
     await store.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
 }
 
 function emptyWindow(historyTurns: number, historyMessages: number): WindowSamples {

@@ -1,11 +1,13 @@
 import { renderBarChart } from "../charts/bar-chart.js";
 import { renderLineChart } from "../charts/line-chart.js";
 import type { BenchResults } from "../bench-results.js";
-import { inputPrices } from "../cost/input-prices.js";
+import { inputDollars, inputPrices } from "../cost/input-prices.js";
 import { growthProviders } from "../growth/turn-cost-growth.js";
 import { providerLabels } from "../harness/provider-adapters.js";
 import { projectionVariants, variantLabels } from "../prefix/projection-variants.js";
-import { bytes, milliseconds, percent, ratio } from "./format.js";
+import type { PrefixEfficiencyResult } from "../prefix/prefix-efficiency.js";
+import type { VariantTotals } from "../prefix/variant-simulation.js";
+import { bytes, dollars, milliseconds, percent, ratio } from "./format.js";
 
 export interface ChartFile {
   readonly file: string;
@@ -66,7 +68,7 @@ export function renderCharts(results: BenchResults): ChartFile[] {
         }),
       });
     }
-    const costTitle = "Simulated input cost of the session (uncached = 100%)";
+    const costTitle = "Simulated input cost of the session at list prices";
     charts.push({
       file: "input-cost.svg",
       title: costTitle,
@@ -75,14 +77,21 @@ export function renderCharts(results: BenchResults): ChartFile[] {
         groups: results.prefix.map(
           (p) => `${providerLabels[p.provider]} (${inputPrices[p.provider].model})`,
         ),
-        series: projectionVariants.map((variant) => ({
-          label: variantLabels[variant],
-          values: results.prefix.map((p) => p.variants[variant].relativeInputCost),
-        })),
-        format: (v) => percent(v, 0),
-        axisLabel:
-          "input cost relative to sending every token uncached (cached 0.1×, Anthropic writes 1.25×)",
-        reference: { value: 1, label: "uncached" },
+        series: [
+          ...projectionVariants.map((variant) => ({
+            label: variantLabels[variant],
+            values: results.prefix.map((p) => sessionDollars(p, p.variants[variant])),
+          })),
+          {
+            label: "every token uncached",
+            values: results.prefix.map(
+              (p) => (p.measured.inputTokens * inputPrices[p.provider].input) / 1_000_000,
+            ),
+          },
+        ],
+        format: (v) => dollars(v),
+        tickFormat: (v) => `$${v}`,
+        axisLabel: "USD for the session's input tokens (cached 0.1×, Anthropic cache writes 1.25×)",
       }),
     });
   }
@@ -200,6 +209,16 @@ export function renderCharts(results: BenchResults): ChartFile[] {
   }
 
   return charts;
+}
+
+/** The session's input in dollars at the provider's list prices. */
+export function sessionDollars(result: PrefixEfficiencyResult, totals: VariantTotals): number {
+  return inputDollars({
+    prices: inputPrices[result.provider],
+    inputTokens: totals.inputTokens,
+    cachedTokens: totals.cachedTokens,
+    cacheWriteTokens: totals.cacheWriteTokens,
+  });
 }
 
 function callTicks(calls: number): { value: number; label: string }[] {

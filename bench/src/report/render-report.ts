@@ -1,11 +1,11 @@
 import type { BenchResults } from "../bench-results.js";
-import { inputDollars, inputPrices } from "../cost/input-prices.js";
+import { inputPrices } from "../cost/input-prices.js";
 import { growthProviders } from "../growth/turn-cost-growth.js";
 import { providerLabels } from "../harness/provider-adapters.js";
-import type { PrefixEfficiencyResult } from "../prefix/prefix-efficiency.js";
 import { projectionVariants, variantLabels } from "../prefix/projection-variants.js";
 import type { ProjectionVariant } from "../prefix/projection-variants.js";
 import type { VariantTotals } from "../prefix/variant-simulation.js";
+import { sessionDollars } from "./render-charts.js";
 import type { ChartFile } from "./render-charts.js";
 import {
   bytes,
@@ -23,13 +23,7 @@ export function reproduceCommand(mode: BenchResults["settings"]["mode"]): string
   return mode === "quick" ? "pnpm bench --quick" : "pnpm bench";
 }
 
-const dollarsOf = (result: PrefixEfficiencyResult, totals: VariantTotals) =>
-  inputDollars({
-    prices: inputPrices[result.provider],
-    inputTokens: totals.inputTokens,
-    cachedTokens: totals.cachedTokens,
-    cacheWriteTokens: totals.cacheWriteTokens,
-  });
+const dollarsOf = sessionDollars;
 
 /** One line per headline figure, for the summary printed at the end and the report's top. */
 export function headlineFigures(results: BenchResults): string[] {
