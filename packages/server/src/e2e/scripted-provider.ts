@@ -15,20 +15,32 @@ export const unexpectedCall: FakeReply = {
  * The testkit fake provider answering every call with the reply a test set last (`reply`),
  * unless replies were queued (`fake.enqueue`, used first). Setting the reply per gateway request
  * instead of queueing keeps a reply from leaking into the next request when a retried request
- * makes no provider call. The cache clock is fixed, so nothing expires.
+ * makes no provider call. A summariser call (the one kind of request without tools) gets
+ * `summary` instead, so automatic compaction can happen in the middle of a script. The cache
+ * clock is fixed, so nothing expires.
  */
 export interface ScriptedProvider {
   readonly fake: FakeProvider;
   reply: FakeReply;
+  summary: FakeReply;
+}
+
+/** True for a summariser call: it is the only request the gateway sends without tools. */
+export function isSummarizerCall(body: unknown): boolean {
+  const tools = (body as { tools?: unknown } | null)?.tools;
+  return !Array.isArray(tools) || tools.length === 0;
 }
 
 export async function startScriptedProvider(
   options: { contextWindow?: number } = {},
 ): Promise<ScriptedProvider> {
-  const scripted: { fake?: FakeProvider; reply: FakeReply } = { reply: unexpectedCall };
+  const scripted: { fake?: FakeProvider; reply: FakeReply; summary: FakeReply } = {
+    reply: unexpectedCall,
+    summary: { type: "text", text: "Summary: the conversation so far, in brief." },
+  };
   const fake = await startFakeProvider({
     cache: { clock: () => 1_800_000_000_000 },
-    defaultReply: () => scripted.reply,
+    defaultReply: (request) => (isSummarizerCall(request.body) ? scripted.summary : scripted.reply),
     ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
   });
   scripted.fake = fake;
