@@ -131,18 +131,28 @@ describe("a retried user-message", () => {
     expect(providerCalls()).toBe(calls + 1);
 
     provider.reply = { type: "text", text: "Both files export one constant." };
-    const continued = await streamRun(
-      gateway.url,
-      toolResults({
-        conversationId,
-        runId: "run-1",
-        results: [
-          { callId: "call_drop_1", output: "export const a = 1;" },
-          { callId: "call_drop_2", output: "export const b = 2;" },
-        ],
-      }),
-    );
+    const results = toolResults({
+      conversationId,
+      runId: "run-1",
+      results: [
+        { callId: "call_drop_1", output: "export const a = 1;" },
+        { callId: "call_drop_2", output: "export const b = 2;" },
+      ],
+    });
+    const continued = await streamRun(gateway.url, results);
     expect(runEnded(continued.events)).toEqual({ reason: "completed" });
+    // The same results again (the client lost that answer too): replayed, nothing appended.
+    provider.reply = unexpectedCall;
+    const before = await conversationView(gateway.url, conversationId);
+    const resent = await streamRun(gateway.url, results);
+    expect(runEnded(resent.events)).toEqual({ reason: "completed" });
+    expect(
+      resent.events
+        .filter((event) => event.event === "text.delta")
+        .map((event) => (event.data as { text: string }).text)
+        .join(""),
+    ).toBe("Both files export one constant.");
+    expect(await conversationView(gateway.url, conversationId)).toEqual(before);
     const history = (await conversationView(gateway.url, conversationId)).history.body as {
       id: string;
       kind: string;
