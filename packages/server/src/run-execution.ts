@@ -8,7 +8,6 @@ import {
   RunCancelledError,
   chainHeadDigest,
   contextBudget,
-  defaultReserveTokens,
   createCompactor,
   describeLoopError,
   messageDigest,
@@ -152,12 +151,7 @@ async function runLoop(
       turnRecorded = true;
     },
     compaction: {
-      budgetTokens: contextBudget({
-        contextWindowTokens: options.contextWindow,
-        // A quarter of a small window, never more than the default reserve: a 16k window must
-        // not end up with a budget of 0 (every turn would compact).
-        reserveTokens: Math.min(defaultReserveTokens, Math.floor(options.contextWindow / 4)),
-      }),
+      budgetTokens: contextBudget({ contextWindowTokens: options.contextWindow }),
       tokenAnchor: state.tokenAnchor,
       compact: createCompactor({
         provider,
