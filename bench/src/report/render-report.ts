@@ -280,7 +280,9 @@ function overheadSection(results: BenchResults): string[] {
       "### Memory per open conversation",
       "",
       "Conversations opened in one in-process gateway (each resumed from a checkpoint and given one turn, so the gateway " +
-        "holds its head, its provider-request log and its checkpoint cache); heap growth after a full GC divided by their number.",
+        "holds its head, its provider-request log and its checkpoint cache); heap growth after a full GC divided by their number. " +
+        "The gateway keeps at most 1 000 heads in memory (least recently used out first; `maxCachedConversations`), " +
+        "so its memory is bounded by that many times this figure.",
       "",
       markdownTable({
         header: [
