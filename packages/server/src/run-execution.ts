@@ -102,6 +102,7 @@ async function runPlan(
 ): Promise<{ reason: EndReason; error?: LoopError; finalText?: string }> {
   const { state, plan, stream } = input;
   if (plan.alreadyCompleted) {
+    await recordAcceptedRun(input);
     const stored = await input.options.store.getRun(state.tenant, state.conversationId, plan.runId);
     if (stored?.finalText) stream.send("text.delta", { text: stored.finalText });
     return {
@@ -111,8 +112,11 @@ async function runPlan(
   }
   if (plan.compaction === "manual") return compactManually(input);
   if (!plan.callModel) {
-    if (plan.appended.length > 0 || plan.newTurns.length > 0)
+    if (plan.appended.length > 0 || plan.newTurns.length > 0) {
       await commitMessages(input, plan.appended, { withTurn: true, appendLocally: true });
+    } else {
+      await recordAcceptedRun(input);
+    }
     // A retry of a run that stopped at tool calls: the client lost the stream that carried
     // them (that is why it retries), so they are sent again or it could never answer them.
     if (plan.retry) {
@@ -123,6 +127,26 @@ async function runPlan(
     return { reason: plan.pendingToolCalls.length > 0 ? "awaiting-tools" : "completed" };
   }
   return runLoop(input);
+}
+
+/**
+ * A request that appends nothing (a duplicate delivery, a retry) is still the conversation's
+ * most recent accepted run request: `expectedRunId` of the next injection names it.
+ */
+async function recordAcceptedRun(input: ExecuteRunInput): Promise<void> {
+  const { state, plan, options } = input;
+  if (state.version === null || state.head.lastRunId === plan.acceptedRunId) return;
+  await options.store.commit({
+    tenant: state.tenant,
+    conversationId: state.conversationId,
+    expected: state.version,
+    mode: "append",
+    messages: [],
+    digests: [],
+    next: state.version,
+    lastRunId: plan.acceptedRunId,
+  });
+  state.head = recordTurnPlan({ head: state.head, plan });
 }
 
 async function runLoop(
