@@ -12,6 +12,8 @@ const reports = [
     p.manifest.name,
     join(root, "packages", p.dir, ".vitest-result.json"),
   ]),
+  // The private benchmark package lives outside packages/.
+  ["@cursor/bench", join(root, "bench", ".vitest-result.json")],
 ];
 let passed = 0;
 let failed = 0;
