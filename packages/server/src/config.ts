@@ -58,7 +58,7 @@ export interface GatewayConfig {
 const defaultModels: Record<ProviderName, string> = {
   "openai-responses": "gpt-5",
   "openai-chat": "gpt-5",
-  anthropic: "claude-sonnet-4-5",
+  anthropic: "claude-sonnet-4-6",
   simulated: "simulated-model",
 };
 

@@ -18,3 +18,5 @@ export type {
   StoredRun,
   UsageTotals,
 } from "./store/gateway-store.js";
+export { createGatewayClient, parseSseEvents } from "./client/gateway-client.js";
+export type { GatewayClient, RunEvent, RunResponse } from "./client/gateway-client.js";
