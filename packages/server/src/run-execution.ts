@@ -30,7 +30,7 @@ import type { SseStream } from "./http/sse-stream.js";
 import type { ProviderRequestLog } from "./providers/provider-request-log.js";
 import { recordingProvider } from "./providers/recording-provider.js";
 import { redactSecrets } from "./redact-secrets.js";
-import type { RunStatus, UsageTotals } from "./store/gateway-store.js";
+import type { HeadVersion, RunStatus, UsageTotals } from "./store/gateway-store.js";
 
 type EndReason = "completed" | "awaiting-tools" | "cancelled" | "failed";
 
@@ -305,7 +305,7 @@ async function commitMessages(
   messages: readonly CanonicalMessage[],
   { withTurn, appendLocally }: { withTurn: boolean; appendLocally: boolean },
 ): Promise<void> {
-  const { state, plan, options } = input;
+  const { state } = input;
   const history = state.head.history;
   const seed = state.version === null ? state.seed : [];
   let headDigest = history.headDigest;
@@ -314,66 +314,76 @@ async function commitMessages(
     headDigest = chainHeadDigest(headDigest, digest);
     return digest;
   });
-  const seedDigests = seed.map((_, index) => history.digestAt(index)!);
-  const next = { epoch: history.epoch, headDigest, messageCount: history.length + messages.length };
-  const turns: TurnRecord[] = [
-    ...(state.version === null ? state.head.turns : []),
-    ...(withTurn ? plan.newTurns : []),
-  ];
-  await options.store.commit({
-    tenant: state.tenant,
-    conversationId: state.conversationId,
-    expected: state.version,
+  await writeHead(input, {
     mode: "append",
     messages: [...seed, ...messages],
-    digests: [...seedDigests, ...digests],
-    next,
-    turns: turns.map((turn) => ({ eventId: turn.eventId, record: turn })),
-    ...promptSpecInputOf(input),
-    ...(withTurn ? { lastRunId: plan.acceptedRunId } : {}),
+    digests: [...seed.map((_, index) => history.digestAt(index)!), ...digests],
+    next: { epoch: history.epoch, headDigest, messageCount: history.length + messages.length },
+    withTurn,
   });
-  state.version = next;
-  state.seed = [];
-  if (input.request.requestContext !== undefined) {
-    state.mcpServers = input.request.requestContext.mcp?.servers;
-  }
-  if (withTurn) state.head = recordTurnPlan({ head: state.head, plan });
   // The model loop appends what it committed itself; commits outside the loop append here.
   if (appendLocally) history.append(messages);
 }
 
+/** Persists a compaction's new epoch in one transaction (the compactor then switches the log). */
 async function persistEpoch(
   input: ExecuteRunInput,
   epoch: Parameters<PersistEpoch>[0],
   { withTurn }: { withTurn: boolean },
 ): Promise<void> {
-  const { state, plan, options } = input;
   const replay = new HistoryLog({ epoch: epoch.epoch, messages: epoch.messages });
-  const headDigest = replay.headDigest;
+  await writeHead(input, {
+    mode: "new-epoch",
+    messages: epoch.messages,
+    digests: epoch.messages.map((_, index) => replay.digestAt(index)!),
+    next: {
+      epoch: epoch.epoch,
+      headDigest: replay.headDigest,
+      messageCount: epoch.messages.length,
+    },
+    withTurn,
+  });
+  input.state.tokenAnchor = undefined;
+}
+
+/**
+ * The one store write of a turn's messages: guarded by the head the state was built from, with
+ * the turn records (all of them when the conversation is first stored after a resume), the
+ * accepted run and the prompt-spec input; then the in-memory state follows the store.
+ */
+async function writeHead(
+  input: ExecuteRunInput,
+  write: {
+    mode: "append" | "new-epoch";
+    messages: readonly CanonicalMessage[];
+    digests: readonly string[];
+    next: HeadVersion;
+    withTurn: boolean;
+  },
+): Promise<void> {
+  const { state, plan, options } = input;
   const turns: TurnRecord[] = [
     ...(state.version === null ? state.head.turns : []),
-    ...(withTurn ? plan.newTurns : []),
+    ...(write.withTurn ? plan.newTurns : []),
   ];
-  const next = { epoch: epoch.epoch, headDigest, messageCount: epoch.messages.length };
   await options.store.commit({
     tenant: state.tenant,
     conversationId: state.conversationId,
     expected: state.version,
-    mode: "new-epoch",
-    messages: epoch.messages,
-    digests: epoch.messages.map((_, index) => replay.digestAt(index)!),
-    next,
+    mode: write.mode,
+    messages: write.messages,
+    digests: write.digests,
+    next: write.next,
     turns: turns.map((turn) => ({ eventId: turn.eventId, record: turn })),
     ...promptSpecInputOf(input),
-    ...(withTurn ? { lastRunId: plan.acceptedRunId } : {}),
+    ...(write.withTurn ? { lastRunId: plan.acceptedRunId } : {}),
   });
-  state.version = next;
+  state.version = write.next;
   state.seed = [];
   if (input.request.requestContext !== undefined) {
     state.mcpServers = input.request.requestContext.mcp?.servers;
   }
-  state.tokenAnchor = undefined;
-  if (withTurn) state.head = recordTurnPlan({ head: state.head, plan });
+  if (write.withTurn) state.head = recordTurnPlan({ head: state.head, plan });
 }
 
 async function saveRun(
