@@ -3,7 +3,7 @@ import { collectStream, emptyDraft } from "./collect-stream.js";
 import { compactionReplacement, partitionHistory } from "./compaction-partition.js";
 import { RunCancelledError } from "./errors.js";
 import { fallbackSummary } from "./fallback-summary.js";
-import { HistoryLog } from "./history-log.js";
+import type { HistoryLog } from "./history-log.js";
 import { describeLoopError } from "./loop-error.js";
 import type { LoopError } from "./loop-error.js";
 import { createSummaryMessage } from "./message-builders.js";
@@ -23,14 +23,22 @@ export interface CompactionRequest {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** Persists a new epoch atomically (the server: one SQLite transaction). */
+/**
+ * Persists a new epoch atomically (the server: one SQLite transaction). The compactor then
+ * switches the history to it, unless the port already did (the gateway's head owner moves its
+ * head in the same step).
+ */
 export type PersistEpoch = (epoch: {
   readonly epoch: number;
   readonly previousEpoch: number;
   readonly reason: "auto" | "manual";
   readonly summary: SummaryMessage;
-  /** The whole history of the new epoch, in order. */
+  /** The whole history of the new epoch, in order (validated, frozen). */
   readonly messages: readonly CanonicalMessage[];
+  /** Content addresses of `messages`, computed once by the validation: store them as they are. */
+  readonly digests: readonly string[];
+  /** The new epoch's head digest. */
+  readonly headDigest: string;
 }) => Promise<void> | void;
 
 export interface CompactorConfig {
@@ -127,7 +135,8 @@ export async function compactHistory(
   });
   const replacement = compactionReplacement({ partition, summary });
   // Validate before persisting: a store must never hold an epoch the log would reject.
-  const validated = new HistoryLog({ epoch: previousEpoch + 1, messages: replacement }).messages;
+  const next = history.checkEpoch(replacement);
+  const validated = next.appended;
   if (options.signal?.aborted) throw new RunCancelledError({ cause: options.signal.reason });
   await options.persistEpoch({
     epoch: previousEpoch + 1,
@@ -135,8 +144,12 @@ export async function compactHistory(
     reason: options.reason,
     summary: validated[replacement.indexOf(summary)] as SummaryMessage,
     messages: validated,
+    digests: next.digests,
+    headDigest: next.headDigest,
   });
-  history.startEpoch(validated);
+  const switched = history.epoch === previousEpoch + 1 && history.headDigest === next.headDigest;
+  // The validated copies carry their digests: switching hashes nothing.
+  if (!switched) history.startEpoch(validated);
   return {
     epoch: history.epoch,
     previousEpoch,

@@ -178,13 +178,39 @@ describe("compactHistory", () => {
       history,
       current: [],
     });
-    expect(result.fallback).toEqual({ code: "provider_error", message: "down" });
+    expect(result.fallback).toEqual({ code: "provider_error", message: "down", retryable: true });
     expect(result.summary.text).toBe(
       `<summary>${fallbackSummary({ messages: compactable })}</summary>`,
     );
     expect(ids(history.messages)).toEqual(["request-context:ctx.a", "summary:0"]);
     expect(history.epoch).toBe(1);
     expect(persisted).toHaveLength(1);
+    // The persisted epoch carries the digests and head the history switched to.
+    expect(persisted[0]).toMatchObject({
+      epoch: 1,
+      previousEpoch: 0,
+      digests: history.digests,
+      headDigest: history.headDigest,
+    });
+  });
+
+  it("does not switch again when the persist port already switched the history", async () => {
+    const history = historyWithOneTurn();
+    const provider = scriptedProvider([{ events: answer("S") }]);
+    const result = await compactHistory({
+      ...config(provider, []),
+      // The gateway's head owner starts the epoch in the same step as the store write.
+      persistEpoch: (epoch) => {
+        history.startEpoch(epoch.messages);
+      },
+      reason: "auto",
+      trigger: "budget",
+      history,
+      current: [],
+    });
+    expect(history.epoch).toBe(1);
+    expect(result.epoch).toBe(1);
+    expect(ids(history.messages)).toEqual(["request-context:ctx.a", "summary:0"]);
   });
 
   it("changes nothing when cancelled or when persisting fails", async () => {

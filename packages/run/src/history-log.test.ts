@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { HistoryConflictError, InvalidHistoryError } from "./errors.js";
-import { HistoryLog, messageDigest } from "./history-log.js";
+import * as canonical from "./canonical-json.js";
+import { HistoryLog, chainHeadDigest, decodeCanonicalMessage, messageDigest } from "./history-log.js";
 import {
   createAssistantMessage,
   createRequestContextMessage,
@@ -46,7 +47,13 @@ describe("HistoryLog", () => {
   it("treats an identical re-append as a no-op and a different one as a conflict", () => {
     const log = new HistoryLog({ messages: [context, runtime] });
     const head = log.headDigest;
-    expect(log.append(runtime)).toEqual({ appended: [], unchanged: [runtime] });
+    expect(log.append(runtime)).toEqual({
+      appended: [],
+      unchanged: [runtime],
+      digests: [],
+      headDigest: head,
+      length: 2,
+    });
     expect(log.headDigest).toBe(head);
     const edited = { ...runtime, content: [{ type: "text", text: "hello!" }] };
     expect(() => log.append(edited)).toThrow(HistoryConflictError);
@@ -113,5 +120,90 @@ describe("HistoryLog", () => {
     expect(log.epoch).toBe(1);
     expect(log.messages.map((m) => m.id)).toEqual([context.id]);
     expect(log.headDigest).toBe(new HistoryLog({ epoch: 1, messages: [context] }).headDigest);
+  });
+});
+
+describe("HistoryLog digests", () => {
+  it("check and append return the digests they computed and the head after them", () => {
+    const log = new HistoryLog({ messages: [context] });
+    const base = log.headDigest;
+    const checked = log.check([context, runtime, assistantWithCalls]);
+    expect(checked.appended.map((m) => m.id)).toEqual([runtime.id, assistantWithCalls.id]);
+    expect(checked.unchanged.map((m) => m.id)).toEqual([context.id]);
+    expect(checked.digests).toEqual([messageDigest(runtime), messageDigest(assistantWithCalls)]);
+    expect(checked.headDigest).toBe(
+      chainHeadDigest(chainHeadDigest(base, checked.digests[0]!), checked.digests[1]!),
+    );
+    expect(checked.length).toBe(3);
+    // check changed nothing; append does what check said.
+    expect(log.headDigest).toBe(base);
+    const appended = log.append(checked.appended);
+    expect(appended.digests).toEqual(checked.digests);
+    expect(appended.headDigest).toBe(checked.headDigest);
+    expect(log.headDigest).toBe(checked.headDigest);
+    expect(log.digests).toEqual([messageDigest(context), ...checked.digests]);
+  });
+
+  it("checkEpoch validates a replacement epoch without switching; startEpoch then switches", () => {
+    const log = new HistoryLog({ messages: [context, runtime] });
+    const head = log.headDigest;
+    const next = log.checkEpoch([runtime]);
+    expect(next.appended.map((m) => m.id)).toEqual([runtime.id]);
+    expect(next.digests).toEqual([messageDigest(runtime)]);
+    expect(log.epoch).toBe(0);
+    expect(log.headDigest).toBe(head);
+    const started = log.startEpoch(next.appended);
+    expect(log.epoch).toBe(1);
+    expect(started.headDigest).toBe(next.headDigest);
+    expect(log.headDigest).toBe(next.headDigest);
+    expect(() => log.checkEpoch([createToolResultMessage({ callId: "x", name: "read", content: "" })])).toThrow(
+      InvalidHistoryError,
+    );
+  });
+
+  it("hashes each message once: the checked copies carry their digest into append, a new log and a new epoch", () => {
+    const hash = vi.spyOn(canonical, "sha256Hex");
+    try {
+      const log = new HistoryLog();
+      const checked = log.check([context, runtime]);
+      const afterCheck = hash.mock.calls.length;
+      // The check itself hashed both messages (the spy sees the calls).
+      expect(
+        hash.mock.calls.filter(([input]) => typeof input === "string" && input.startsWith("{")),
+      ).toHaveLength(2);
+      log.append(checked.appended);
+      new HistoryLog({ messages: log.messages });
+      log.checkEpoch(log.messages);
+      log.startEpoch(log.messages);
+      // Only the head chain (one short hash per message and log) is computed again, never the
+      // canonical JSON of a message.
+      const messageHashes = hash.mock.calls
+        .slice(afterCheck)
+        .filter(([input]) => typeof input === "string" && input.startsWith("{"));
+      expect(messageHashes).toEqual([]);
+      expect(checked.appended.every((m) => Object.isFrozen(m))).toBe(true);
+    } finally {
+      hash.mockRestore();
+    }
+  });
+
+  it("decodes stored canonical bytes once and refuses bytes that are not what the digest names", () => {
+    const bytes = new TextEncoder().encode(canonical.canonicalJson(runtime));
+    const digest = messageDigest(runtime);
+    const decoded = decodeCanonicalMessage({ bytes, digest });
+    expect(decoded).toEqual(runtime);
+    expect(Object.isFrozen(decoded)).toBe(true);
+    expect(new HistoryLog({ messages: [decoded] }).digestAt(0)).toBe(digest);
+    expect(() => decodeCanonicalMessage({ bytes, digest: "0".repeat(64) })).toThrow(
+      /does not match its content/,
+    );
+    const pretty = new TextEncoder().encode(JSON.stringify(runtime, null, 2));
+    expect(() =>
+      decodeCanonicalMessage({ bytes: pretty, digest: canonical.sha256Hex(pretty) }),
+    ).toThrow(/not a valid canonical message/);
+    const junk = new TextEncoder().encode("{not json");
+    expect(() => decodeCanonicalMessage({ bytes: junk, digest: canonical.sha256Hex(junk) })).toThrow(
+      /is not JSON/,
+    );
   });
 });

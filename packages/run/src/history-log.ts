@@ -10,8 +10,61 @@ import { HistoryConflictError, InvalidHistoryError } from "./errors.js";
 
 /** SHA-256 of a message's canonical JSON: its content address (also the checkpoint blob id). */
 export function messageDigest(message: CanonicalMessage): string {
-  return sha256Hex(canonicalJson(message));
+  return knownDigests.get(message) ?? sha256Hex(canonicalJson(message));
 }
+
+/**
+ * Digests of the messages this module validated: each is a deep-frozen copy made by the schema
+ * (or decoded from bytes whose hash was checked), so its content, and with it its digest, can
+ * never change. Handing one back (the plan's messages to the model loop, the loop's batch to
+ * `append`, a store's decoded rows to a new log) costs neither a parse nor a hash: every message
+ * is hashed once on its way in.
+ */
+const knownDigests = new WeakMap<object, string>();
+
+function validated(raw: unknown): { message: CanonicalMessage; digest: string } | undefined {
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const digest = knownDigests.get(raw);
+  return digest === undefined ? undefined : { message: raw as CanonicalMessage, digest };
+}
+
+/**
+ * Decodes a message read back from storage: `bytes` must be the message's canonical JSON and
+ * hash to `digest` (its content address). Returns the validated, frozen message; a `HistoryLog`
+ * given it does not parse or hash it again. Throws `InvalidHistoryError` when the bytes are not
+ * what the digest names, not canonical JSON, or not a valid message.
+ */
+export function decodeCanonicalMessage({
+  bytes,
+  digest,
+}: {
+  bytes: Uint8Array;
+  digest: string;
+}): CanonicalMessage {
+  if (sha256Hex(bytes) !== digest) {
+    throw new InvalidHistoryError({ message: `blob ${digest} does not match its content` });
+  }
+  const text = textDecoder.decode(bytes);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidHistoryError({ message: `blob ${digest} is not JSON`, cause: error });
+  }
+  const parsed = canonicalMessageSchema.safeParse(json);
+  // Canonical bytes are what the digest covers: anything else would make a second address.
+  if (!parsed.success || canonicalJson(parsed.data) !== text) {
+    throw new InvalidHistoryError({
+      message: `blob ${digest} is not a valid canonical message`,
+      ...(parsed.success ? {} : { cause: parsed.error }),
+    });
+  }
+  const message = deepFreeze(parsed.data);
+  knownDigests.set(message, digest);
+  return message;
+}
+
+const textDecoder = new TextDecoder();
 
 /** The digest of an empty epoch; each append chains `sha256(previous ‖ messageDigest)`. */
 export function emptyHeadDigest(epoch: number): string {
@@ -27,10 +80,19 @@ export interface PendingToolCall extends ToolCall {
 }
 
 export interface AppendResult {
-  /** Messages that were new, in order. */
+  /** Messages that were new, in order: validated, frozen copies (what the log stores). */
   readonly appended: readonly CanonicalMessage[];
   /** Messages that were already present with identical content (idempotent re-append). */
   readonly unchanged: readonly CanonicalMessage[];
+  /**
+   * Content addresses of `appended`, in order, computed once here: what a store writes the
+   * messages under (blob ids). Nobody needs to hash them again.
+   */
+  readonly digests: readonly string[];
+  /** The epoch's head digest with `appended` (for `check`: once they would be appended). */
+  readonly headDigest: string;
+  /** Messages in the epoch with `appended`. */
+  readonly length: number;
 }
 
 interface Entry {
@@ -98,6 +160,10 @@ export class HistoryLog {
   digestAt(index: number): string | undefined {
     return this.#digests[index];
   }
+  /** Read-only view of the digests of `messages`, in order. */
+  get digests(): readonly string[] {
+    return this.#digests;
+  }
   latestRequestContext(): RequestContextMessage | undefined {
     const message = this.#messages[this.#latestRequestContextIndex];
     return message?.kind === "request-context" ? message : undefined;
@@ -116,16 +182,25 @@ export class HistoryLog {
     const batch = Array.isArray(input) ? input : [input];
     const plan = this.#plan(batch);
     for (const { message, digest } of plan.toAppend) this.#commit(message, digest);
-    return { appended: plan.toAppend.map((p) => p.message), unchanged: plan.unchanged };
+    return plan.result;
   }
 
   /**
-   * Would `append(batch)` succeed? Throws the same errors without changing anything. Lets a store
-   * validate a turn before opening its transaction.
+   * Would `append(batch)` succeed? Throws the same errors without changing anything; the result
+   * says what `append` would do (the new messages, their digests, the head after them). Lets a
+   * store validate a turn, and write it with these digests, before the log moves.
    */
   check(batch: readonly unknown[]): AppendResult {
-    const plan = this.#plan(batch);
-    return { appended: plan.toAppend.map((p) => p.message), unchanged: plan.unchanged };
+    return this.#plan(batch).result;
+  }
+
+  /**
+   * Validates `replacement` as the history of epoch `epoch + 1` without changing anything: the
+   * result lists its messages (validated, frozen), their digests and its head digest, so a store
+   * can persist the new epoch before `startEpoch` switches to it.
+   */
+  checkEpoch(replacement: readonly unknown[]): AppendResult {
+    return new HistoryLog({ epoch: this.#epoch + 1, messages: replacement }).#result();
   }
 
   /**
@@ -143,12 +218,22 @@ export class HistoryLog {
     this.#pendingCalls = next.#pendingCalls;
     this.#callIds = next.#callIds;
     this.#latestRequestContextIndex = next.#latestRequestContextIndex;
-    return { appended: this.#messages, unchanged: [] };
+    return this.#result();
+  }
+
+  #result(): AppendResult {
+    return {
+      appended: this.#messages.slice(),
+      unchanged: [],
+      digests: this.#digests.slice(),
+      headDigest: this.#head,
+      length: this.#messages.length,
+    };
   }
 
   #plan(batch: readonly unknown[]): {
     toAppend: { message: CanonicalMessage; digest: string }[];
-    unchanged: CanonicalMessage[];
+    result: AppendResult;
   } {
     const toAppend: { message: CanonicalMessage; digest: string }[] = [];
     const unchanged: CanonicalMessage[] = [];
@@ -156,20 +241,7 @@ export class HistoryLog {
     const batchEventIds = new Map<string, string>();
     const pending = new Map(this.#pendingCalls);
     for (const raw of batch) {
-      const parsed = canonicalMessageSchema.safeParse(raw);
-      if (!parsed.success) {
-        const id =
-          typeof raw === "object" && raw !== null && "id" in raw ? String(raw.id) : undefined;
-        throw new InvalidHistoryError({
-          message: `invalid canonical message${id ? ` ${id}` : ""}: ${parsed.error.issues
-            .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
-            .join("; ")}`,
-          ...(id === undefined ? {} : { messageId: id }),
-          cause: parsed.error,
-        });
-      }
-      const message = parsed.data;
-      const digest = messageDigest(message);
+      const { message, digest } = validated(raw) ?? validate(raw);
       const eventId = "eventId" in message ? message.eventId : undefined;
       const existing = this.#byId.get(message.id);
       const existingDigest = existing?.digest ?? batchIds.get(message.id);
@@ -196,7 +268,18 @@ export class HistoryLog {
       if (eventId !== undefined) batchEventIds.set(eventId, message.id);
       toAppend.push({ message, digest });
     }
-    return { toAppend, unchanged };
+    let head = this.#head;
+    for (const entry of toAppend) head = chainHeadDigest(head, entry.digest);
+    return {
+      toAppend,
+      result: {
+        appended: toAppend.map((entry) => entry.message),
+        unchanged,
+        digests: toAppend.map((entry) => entry.digest),
+        headDigest: head,
+        length: this.#messages.length + toAppend.length,
+      },
+    };
   }
 
   /**
@@ -245,7 +328,6 @@ export class HistoryLog {
 
   #commit(message: CanonicalMessage, digest: string): void {
     const index = this.#messages.length;
-    deepFreeze(message);
     this.#messages.push(message);
     this.#digests.push(digest);
     this.#byId.set(message.id, { index, digest });
@@ -260,6 +342,25 @@ export class HistoryLog {
     }
     if (message.kind === "tool-result") this.#pendingCalls.delete(message.callId);
   }
+}
+
+/** Parses a message with the schema into a frozen copy and hashes it, once. */
+function validate(raw: unknown): { message: CanonicalMessage; digest: string } {
+  const parsed = canonicalMessageSchema.safeParse(raw);
+  if (!parsed.success) {
+    const id = typeof raw === "object" && raw !== null && "id" in raw ? String(raw.id) : undefined;
+    throw new InvalidHistoryError({
+      message: `invalid canonical message${id ? ` ${id}` : ""}: ${parsed.error.issues
+        .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
+        .join("; ")}`,
+      ...(id === undefined ? {} : { messageId: id }),
+      cause: parsed.error,
+    });
+  }
+  const message = deepFreeze(parsed.data);
+  const digest = sha256Hex(canonicalJson(message));
+  knownDigests.set(message, digest);
+  return { message, digest };
 }
 
 function checkToolCalls(message: AssistantMessage): void {

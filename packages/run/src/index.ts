@@ -34,7 +34,13 @@ export {
   RunCancelledError,
 } from "./errors.js";
 export type { ProviderErrorKind } from "./errors.js";
-export { HistoryLog, chainHeadDigest, emptyHeadDigest, messageDigest } from "./history-log.js";
+export {
+  HistoryLog,
+  chainHeadDigest,
+  decodeCanonicalMessage,
+  emptyHeadDigest,
+  messageDigest,
+} from "./history-log.js";
 export type { AppendResult, PendingToolCall } from "./history-log.js";
 export {
   assistantMessageId,

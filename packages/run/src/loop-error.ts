@@ -10,6 +10,11 @@ import type { ProviderErrorKind } from "./errors.js";
 export interface LoopError {
   readonly code: string;
   readonly message: string;
+  /**
+   * Whether trying the same request again later may succeed: the provider failure's own
+   * classification (rate limits, server errors, transport failures); false for everything else.
+   */
+  readonly retryable: boolean;
 }
 
 const providerCodes = {
@@ -35,10 +40,17 @@ export class LoopFailure extends Error {
 /** Maps any thrown value to a stable, snake_case error code and a message. */
 export function describeLoopError(error: unknown): LoopError {
   const message = error instanceof Error ? error.message : String(error);
-  if (ProviderError.isInstance(error)) return { code: providerCodes[error.kind], message };
-  if (HistoryConflictError.isInstance(error)) return { code: "history_conflict", message };
-  if (InvalidHistoryError.isInstance(error)) return { code: "invalid_history", message };
-  if (RunCancelledError.isInstance(error)) return { code: "cancelled", message };
-  if (error instanceof LoopFailure) return { code: error.code, message };
-  return { code: "internal_error", message };
+  if (ProviderError.isInstance(error)) {
+    return { code: providerCodes[error.kind], message, retryable: error.retryable };
+  }
+  const code = HistoryConflictError.isInstance(error)
+    ? "history_conflict"
+    : InvalidHistoryError.isInstance(error)
+      ? "invalid_history"
+      : RunCancelledError.isInstance(error)
+        ? "cancelled"
+        : error instanceof LoopFailure
+          ? error.code
+          : "internal_error";
+  return { code, message, retryable: false };
 }

@@ -19,16 +19,22 @@ export async function commitBatch(
   messages: readonly CanonicalMessage[],
 ): Promise<void> {
   const { history } = options;
-  history.check(messages);
+  const checked = history.check(messages);
   if (options.signal?.aborted) throw new RunCancelledError({ cause: options.signal.reason });
   await options.commit({
     conversationId: options.conversationId,
     runId: options.runId,
     epoch: history.epoch,
     baseHeadDigest: history.headDigest,
-    messages,
+    messages: checked.appended,
+    digests: checked.digests,
+    headDigest: checked.headDigest,
+    length: checked.length,
   });
-  state.appended.push(...history.append(messages).appended);
+  // The checked copies carry their digests: this append hashes nothing (and is a no-op when the
+  // port appended them already).
+  history.append(checked.appended);
+  state.appended.push(...checked.appended);
   state.pending = [];
 }
 

@@ -39,10 +39,21 @@ export interface CommitBatch {
   readonly epoch: number;
   /** The head digest the batch applies to; a store can reject a head that moved meanwhile. */
   readonly baseHeadDigest: string;
+  /** The new messages, validated by the history (frozen copies), in order. */
   readonly messages: readonly CanonicalMessage[];
+  /** Their content addresses, computed once by the history's check: store them as they are. */
+  readonly digests: readonly string[];
+  /** The head digest once the batch is appended. */
+  readonly headDigest: string;
+  /** Messages in the epoch once the batch is appended. */
+  readonly length: number;
 }
 
-/** Persists a batch atomically (the server: one SQLite transaction); throws to refuse it. */
+/**
+ * Persists a batch atomically (the server: one SQLite transaction); throws to refuse it. The
+ * loop appends the batch to `history` once the port resolved; a port that already appended it
+ * (the gateway's head owner moves its head in the same step) leaves that append a no-op.
+ */
 export type CommitPort = (batch: CommitBatch) => Promise<void> | void;
 
 export interface ModelLoopCompaction {

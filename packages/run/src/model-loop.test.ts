@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { answer, scriptedProvider } from "./__fixtures__/scripted-provider.js";
 import { context, harness, historyWithOneTurn, turn } from "./__fixtures__/loop-fixtures.js";
 import { AuthenticationError, ProviderServerError } from "./errors.js";
-import { HistoryLog } from "./history-log.js";
+import { HistoryLog, messageDigest } from "./history-log.js";
 import { createToolResultMessage } from "./message-builders.js";
 import { runModelLoop } from "./model-loop.js";
 import type { ProviderEvent } from "./provider-adapter.js";
@@ -47,6 +47,11 @@ describe("runModelLoop: tool loop", () => {
     expect(commits[0]).toMatchObject({ conversationId: "conv-1", runId: "r1", epoch: 0 });
     expect(commits[0]!.messages.map((m) => m.id)).toEqual(first.appended.map((m) => m.id));
     expect(history.messages.map((m) => m.id)).toEqual(first.appended.map((m) => m.id));
+    // The batch carries what the history computed: the digests a store writes, the head after.
+    expect(commits[0]!.digests).toEqual(history.digests);
+    expect(commits[0]!.digests).toEqual(history.messages.map((m) => messageDigest(m)));
+    expect(commits[0]!.headDigest).toBe(history.headDigest);
+    expect(commits[0]!.length).toBe(3);
     expect(events).toEqual([
       { type: "reasoning.delta", data: { text: "need files" } },
       { type: "usage", data: usage },
@@ -111,6 +116,24 @@ describe("runModelLoop: tool loop", () => {
   });
 });
 
+describe("runModelLoop: a commit port that appends itself", () => {
+  it("leaves the loop's own append a no-op and the outcome unchanged", async () => {
+    const history = new HistoryLog();
+    const provider = scriptedProvider([{ events: answer("done") }]);
+    const { options } = harness(history, provider);
+    const outcome = await runModelLoop({
+      ...options({ runId: "r1", pending: [turn("m1")] }),
+      // The gateway's head owner moves its head inside the commit step.
+      commit: (batch) => {
+        history.append(batch.messages);
+      },
+    });
+    expect(outcome.reason).toBe("completed");
+    expect(outcome.appended.map((m) => m.id)).toEqual(["runtime:turn.m1", "assistant:r1:0"]);
+    expect(history.messages.map((m) => m.id)).toEqual(["runtime:turn.m1", "assistant:r1:0"]);
+  });
+});
+
 describe("runModelLoop: failures commit nothing", () => {
   it("fails without retrying once a delta reached the client", async () => {
     const history = historyWithOneTurn();
@@ -126,7 +149,7 @@ describe("runModelLoop: failures commit nothing", () => {
     const outcome = await runModelLoop(options({ runId: "r1", pending: [turn("m1")] }));
     expect(outcome).toEqual({
       reason: "failed",
-      error: { code: "provider_error", message: "boom" },
+      error: { code: "provider_error", message: "boom", retryable: true },
       appended: [],
       compactions: [],
     });
@@ -144,7 +167,11 @@ describe("runModelLoop: failures commit nothing", () => {
     ]);
     const { commits, options } = harness(history, provider);
     const outcome = await runModelLoop(options({ runId: "r1", pending: [turn("m1")] }));
-    expect(outcome.error).toEqual({ code: "provider_authentication", message: "bad key" });
+    expect(outcome.error).toEqual({
+      code: "provider_authentication",
+      message: "bad key",
+      retryable: false,
+    });
     expect(commits).toEqual([]);
     expect(history.length).toBe(0);
   });
