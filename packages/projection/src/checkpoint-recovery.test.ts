@@ -95,8 +95,7 @@ describe("checkpoint-recovery", () => {
     const fromStore = await gateway.send(turn);
     expect(fromStore.plan).toMatchObject({
       retry: true,
-      alreadyCompleted: true,
-      callModel: false,
+      next: "done",
       appended: [],
     });
     expect(fromStore.head.history.headDigest).toBe(headDigest);
@@ -104,7 +103,7 @@ describe("checkpoint-recovery", () => {
     const fromCheckpoint = await fresh.send({ ...turn, checkpoint: first.checkpoint });
     expect(fromCheckpoint.plan).toMatchObject({
       retry: true,
-      alreadyCompleted: true,
+      next: "done",
       appended: [],
     });
     expect(fromCheckpoint.head.history.headDigest).toBe(headDigest);

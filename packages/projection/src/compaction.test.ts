@@ -4,8 +4,9 @@ import {
   summarizerInstructions,
 } from "@cursor/request";
 import { describe, expect, it } from "vitest";
-import { compactionReplacement } from "./compaction-replacement.js";
-import { summarizerRequest } from "./summarizer-request.js";
+import { HistoryLog } from "@cursor/run";
+import { createConversationCompactor } from "./conversation-compactor.js";
+import { ScriptedProvider } from "./testing/scripted-provider.js";
 import { contextIds, expectPrefixOf, ids, textOf } from "./testing/prefix-assertions.js";
 import { requestContext, summarize, toolResults, userMessage } from "./testing/requests.js";
 import { TestGateway } from "./testing/test-gateway.js";
@@ -121,7 +122,7 @@ describe("compaction", () => {
     expect(transcript).not.toContain(" M src/app.ts");
   });
 
-  it("compactionReplacement builds exactly [latest context] + [summary] + [current] and validates it", async () => {
+  it("the conversation compactor builds exactly [latest context] + [summary] + [current] on a gateway head", async () => {
     const gateway = new TestGateway({ promptSpec });
     await gateway.send(
       userMessage({ runId: "r1", messageId: "m1", text: "one", context: contextA }),
@@ -129,32 +130,26 @@ describe("compaction", () => {
     const second = await gateway.send(
       userMessage({ runId: "r2", messageId: "m2", text: "two", context: contextA }),
     );
-    const head = second.head;
-    const current = second.plan.currentInitialMessages;
-    const auto = compactionReplacement({
-      head,
-      summary: "S",
-      currentInitialMessages: current,
-      reason: "auto",
-    });
-    expect(auto.map((message) => message.id)).toEqual([
-      contextId("m1", contextA),
-      "summary:0",
-      runtimeId("m2"),
-    ]);
-    const manual = compactionReplacement({
-      head,
-      summary: "S",
-      currentInitialMessages: [],
-      reason: "manual",
-    });
-    expect(manual.map((message) => message.id)).toEqual(["summary:0"]);
-    const request = summarizerRequest({
-      head,
-      currentInitialMessages: current,
-      reason: "auto",
-      model: "m",
-    });
-    expect(request.tools).toEqual([]);
+    expect(second.plan.next).toBe("call-model");
+    const current = second.plan.next === "call-model" ? second.plan.currentInitialMessages : [];
+    const compactCopy = async (reason: "auto" | "manual", kept: typeof current) => {
+      const history = new HistoryLog({
+        epoch: second.head.history.epoch,
+        messages: second.head.history.messages,
+      });
+      const summarizer = new ScriptedProvider();
+      summarizer.script({ text: "S" });
+      await createConversationCompactor({
+        provider: summarizer,
+        conversationId: "c1",
+        model: "m",
+        persistEpoch: () => undefined,
+      })({ reason, trigger: reason === "auto" ? "budget" : "manual", history, current: kept });
+      return { ids: history.messages.map((message) => message.id), summarizer };
+    };
+    const auto = await compactCopy("auto", current);
+    expect(auto.ids).toEqual([contextId("m1", contextA), "summary:0", runtimeId("m2")]);
+    expect(auto.summarizer.calls[0]!.request.tools).toEqual([]);
+    expect((await compactCopy("manual", [])).ids).toEqual(["summary:0"]);
   });
 });

@@ -33,7 +33,7 @@ describe("events", () => {
     const retry = await gateway.send(
       userMessage({ runId: "r1", messageId: "m1", text: "build it", context: contextA }),
     );
-    expect(retry.plan).toMatchObject({ retry: true, alreadyCompleted: true, callModel: false });
+    expect(retry.plan).toMatchObject({ retry: true, next: "done" });
     expect(countMatching(retry.head.history.messages, /^runtime:turn\.m1\./)).toBe(1);
     expect(countMatching(retry.head.history.messages, /^request-context:/)).toBe(1);
     expect(retry.head.turns).toHaveLength(1);
@@ -50,7 +50,7 @@ describe("events", () => {
     const again = await gateway.send(
       backgroundCompletion({ runId: "r3", completions: [completion] }),
     );
-    expect(again.plan).toMatchObject({ callModel: false, alreadyCompleted: true, appended: [] });
+    expect(again.plan).toMatchObject({ next: "done", appended: [] });
     expect(countMatching(again.head.history.messages, /^runtime:bg\./)).toBe(1);
     expect(gateway.provider.calls).toHaveLength(2);
     const mixed = await gateway.send(
@@ -99,7 +99,7 @@ describe("events", () => {
     expectPrefixOf(before!, after!);
     expect(contextIds(after!)).toEqual(contextIds(before!));
     const repeated = await gateway.send(injection);
-    expect(repeated.plan).toMatchObject({ callModel: false, alreadyCompleted: true, appended: [] });
+    expect(repeated.plan).toMatchObject({ next: "done", appended: [] });
     expect(countMatching(repeated.head.history.messages, /^runtime:inject\./)).toBe(1);
     expect(gateway.provider.calls).toHaveLength(2);
   });
@@ -135,8 +135,10 @@ describe("events", () => {
     const partial = await gateway.send(
       toolResults({ runId: "r1", results: [{ callId: "call_2", output: "B" }] }),
     );
-    expect(partial.plan.callModel).toBe(false);
-    expect(partial.plan.pendingToolCalls.map((call) => call.callId)).toEqual(["call_1"]);
+    expect(partial.plan.next).toBe("await-tools");
+    expect(
+      partial.plan.next === "await-tools" && partial.plan.pendingToolCalls.map((c) => c.callId),
+    ).toEqual(["call_1"]);
     expect(gateway.provider.calls).toHaveLength(1);
     const rest = await gateway.send(
       toolResults({

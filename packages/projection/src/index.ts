@@ -1,8 +1,11 @@
 export { abandonedToolCallText, closeAbandonedToolCalls } from "./abandoned-tool-calls.js";
 export { headFromCheckpointState, headToCheckpointState } from "./checkpoint-projection.js";
 export { commitTurnPlan, recordTurnPlan } from "./commit-turn-plan.js";
-export { compactionReplacement } from "./compaction-replacement.js";
-export type { CompactionReason } from "./compaction-replacement.js";
+export { createConversationCompactor } from "./conversation-compactor.js";
+export type {
+  CompactionReason,
+  ConversationCompactorOptions,
+} from "./conversation-compactor.js";
 export {
   appendTurns,
   createConversationHead,
@@ -27,9 +30,18 @@ export {
   ToolResultConflictError,
 } from "./projection-errors.js";
 export { isAssistantIdOfRun, lastAssistantOfRun, runProgress } from "./run-progress.js";
-export { summarizerRequest } from "./summarizer-request.js";
 export type { RunProgress } from "./run-progress.js";
-export type { CompiledRequestContext, CompiledRuntime, TurnAction, TurnPlan } from "./turn-plan.js";
+export type {
+  AwaitToolsPlan,
+  CallModelPlan,
+  CompactPlan,
+  CompiledRequestContext,
+  CompiledRuntime,
+  DonePlan,
+  TurnAction,
+  TurnPlan,
+  TurnPlanNext,
+} from "./turn-plan.js";
 export {
   requestContextIdentity,
   userTurnContentDigest,

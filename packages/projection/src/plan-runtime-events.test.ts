@@ -63,7 +63,7 @@ describe("planBackgroundCompletions", () => {
         messageIds: ["runtime:bg.subagent.t2.call_9"],
       },
     ]);
-    expect(plan.callModel).toBe(true);
+    expect(plan.next).toBe("call-model");
   });
 
   it("suppresses delivered completions and skips the model when all were delivered", () => {
@@ -77,9 +77,9 @@ describe("planBackgroundCompletions", () => {
       completions: [shellDone, agentDone],
     });
     expect(mixed.appended.map((m) => m.id)).toEqual(["runtime:bg.subagent.t2.call_9"]);
-    expect(mixed.callModel).toBe(true);
+    expect(mixed.next).toBe("call-model");
     const repeated = planBackgroundCompletions({ head, runId: "r4", completions: [shellDone] });
-    expect(repeated).toMatchObject({ callModel: false, alreadyCompleted: true, retry: true });
+    expect(repeated).toMatchObject({ next: "done", retry: true });
     expect(repeated.initialMessages).toEqual([]);
     expect(repeated.newTurns).toEqual([]);
   });
@@ -91,7 +91,7 @@ describe("planBackgroundCompletions", () => {
       plan: planBackgroundCompletions({ head, runId: "r2", completions: [shellDone] }),
     });
     const retry = planBackgroundCompletions({ head, runId: "r2", completions: [shellDone] });
-    expect(retry).toMatchObject({ callModel: true, alreadyCompleted: false, retry: true });
+    expect(retry).toMatchObject({ next: "call-model", retry: true });
     expect(retry.turn?.eventId).toBe("bg.shell.t1.-");
   });
 });
@@ -119,13 +119,13 @@ describe("planInjectedContext", () => {
     head.history.append(createAssistantMessage({ runId: "r2", step: 0, text: "ok" }));
     // The retry names the run before it as expected; it is a duplicate, not a conflict.
     const duplicate = planInjectedContext({ head, runId: "r2", injection });
-    expect(duplicate).toMatchObject({ callModel: false, alreadyCompleted: true, appended: [] });
+    expect(duplicate).toMatchObject({ next: "done", appended: [] });
     const sameIdOtherRun = planInjectedContext({
       head,
       runId: "r3",
       injection: { injectionId: "inj-1", runtime: compiledRuntime("other text") },
     });
-    expect(sameIdOtherRun).toMatchObject({ callModel: false, initialMessages: [] });
+    expect(sameIdOtherRun).toMatchObject({ next: "done", initialMessages: [] });
   });
 
   it("rejects an expectedRunId that is not the latest run", () => {

@@ -5,7 +5,7 @@ import { findTurn, isDelivered } from "./conversation-head.js";
 import type { ConversationHead, TurnRecord } from "./conversation-head.js";
 import { RunIdMismatchError } from "./projection-errors.js";
 import { runProgress } from "./run-progress.js";
-import { finalizeTurnPlan } from "./turn-plan.js";
+import { draftForProgress, finalizeTurnPlan } from "./turn-plan.js";
 import type { CompiledRuntime, TurnAction, TurnPlan } from "./turn-plan.js";
 
 /** One background task completion, its runtime message compiled. */
@@ -25,12 +25,10 @@ export function planBackgroundCompletions({
   head,
   runId,
   completions,
-  allowedTools,
 }: {
   head: ConversationHead;
   runId: string;
   completions: readonly CompiledBackgroundCompletion[];
-  allowedTools?: readonly string[] | undefined;
 }): TurnPlan {
   const events = completions.map((completion) => ({
     clientEventId: completion.taskId,
@@ -47,7 +45,6 @@ export function planBackgroundCompletions({
     action: "background-completion",
     runtimeKind: "background-completion",
     events,
-    allowedTools,
   });
 }
 
@@ -67,12 +64,10 @@ export function planInjectedContext({
   head,
   runId,
   injection,
-  allowedTools,
 }: {
   head: ConversationHead;
   runId: string;
   injection: CompiledInjection;
-  allowedTools?: readonly string[] | undefined;
 }): TurnPlan {
   const eventId = injectionEventId(injection.injectionId);
   // A delivered injection is a duplicate whatever the run ids say now: its own retry would
@@ -97,7 +92,6 @@ export function planInjectedContext({
     action: "inject-context",
     runtimeKind: "injected-context",
     events: [{ clientEventId: injection.injectionId, eventId, runtime: injection.runtime }],
-    allowedTools,
   });
 }
 
@@ -113,14 +107,12 @@ function planRuntimeEvents({
   action,
   runtimeKind,
   events,
-  allowedTools,
 }: {
   head: ConversationHead;
   runId: string;
   action: TurnAction;
   runtimeKind: RuntimeKind;
   events: readonly RuntimeEvent[];
-  allowedTools: readonly string[] | undefined;
 }): TurnPlan {
   const seen = new Set<string>();
   const runtimeMessages: RuntimeMessage[] = [];
@@ -142,15 +134,6 @@ function planRuntimeEvents({
       messageIds: [message.id],
     });
   }
-  const base = {
-    action,
-    runId,
-    acceptedRunId: runId,
-    newTurns,
-    pendingToolCalls: [],
-    ...(allowedTools === undefined ? {} : { allowedTools }),
-    ...(newTurns.length === 1 ? { turn: newTurns[0]! } : {}),
-  };
   if (runtimeMessages.length > 0) {
     const initialMessages: CanonicalMessage[] = [
       ...closeAbandonedToolCalls(head.history),
@@ -159,11 +142,14 @@ function planRuntimeEvents({
     return finalizeTurnPlan({
       head,
       draft: {
-        ...base,
+        next: "call-model",
+        action,
+        runId,
+        acceptedRunId: runId,
         initialMessages,
         currentInitialMessages: runtimeMessages,
-        callModel: true,
-        alreadyCompleted: false,
+        ...(newTurns.length === 1 ? { turn: newTurns[0]! } : {}),
+        newTurns,
         retry: false,
       },
     });
@@ -178,15 +164,19 @@ function planRuntimeEvents({
   const progress = deliveredByThisRun ? runProgress({ head, runId }) : "completed";
   return finalizeTurnPlan({
     head,
-    draft: {
-      ...base,
-      ...(events.length === 1 && storedTurns.length === 1 ? { turn: storedTurns[0]! } : {}),
-      initialMessages: [],
+    draft: draftForProgress({
+      base: {
+        action,
+        runId,
+        acceptedRunId: runId,
+        initialMessages: [],
+        ...(events.length === 1 && storedTurns.length === 1 ? { turn: storedTurns[0]! } : {}),
+        newTurns,
+        retry: true,
+      },
+      progress,
       currentInitialMessages: [],
-      callModel: progress === "open",
-      alreadyCompleted: progress === "completed",
-      retry: true,
-      pendingToolCalls: progress === "awaiting-tools" ? head.history.pendingToolCalls() : [],
-    },
+      pendingToolCalls: () => head.history.pendingToolCalls(),
+    }),
   });
 }

@@ -28,10 +28,8 @@ describe("planSummarize", () => {
     const plan = planSummarize({ head, runId: "r2" });
     expect(plan).toMatchObject({
       action: "summarize",
-      compaction: "manual",
-      callModel: false,
-      alreadyCompleted: false,
-      currentInitialMessages: [],
+      next: "compact",
+      reason: "manual",
       newTurns: [],
     });
     expect(plan.initialMessages).toMatchObject([
@@ -48,14 +46,12 @@ describe("planSummarize", () => {
       }),
     });
     expect(planSummarize({ head: summarized, runId: "r9" })).toMatchObject({
-      alreadyCompleted: true,
+      next: "done",
       initialMessages: [],
     });
-    expect(planSummarize({ head: summarized, runId: "r9" }).compaction).toBeUndefined();
     const head = createConversationHead({ conversationId: "c1" });
     const plan = planSummarize({ head, runId: "r1" });
-    expect(plan.compaction).toBeUndefined();
-    expect(plan.alreadyCompleted).toBe(true);
+    expect(plan.next).toBe("done");
     expect(recordTurnPlan({ head, plan })).toMatchObject({ lastRunId: "r1", turns: [] });
   });
 });

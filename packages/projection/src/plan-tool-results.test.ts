@@ -48,9 +48,11 @@ describe("planToolResults", () => {
       createToolResultMessage({ callId: "call_a", name: "read_file", content: "A", isError: true }),
       createToolResultMessage({ callId: "call_b", name: "read_file", content: "B" }),
     ]);
-    expect(plan).toMatchObject({ action: "tool-results", callModel: true, retry: false });
-    expect(plan.pendingToolCalls).toEqual([]);
-    expect(plan.currentInitialMessages.map((m) => m.kind)).toEqual(["request-context", "runtime"]);
+    expect(plan).toMatchObject({ action: "tool-results", next: "call-model", retry: false });
+    expect(plan).not.toHaveProperty("pendingToolCalls");
+    expect(
+      plan.next === "call-model" && plan.currentInitialMessages.map((m) => m.kind),
+    ).toEqual(["request-context", "runtime"]);
     expect(plan.turn?.runId).toBe("r1");
   });
 
@@ -62,8 +64,10 @@ describe("planToolResults", () => {
       results: [{ callId: "call_b", output: "B" }],
     });
     expect(plan.appended.map((m) => m.id)).toEqual(["tool-result:call_b"]);
-    expect(plan.callModel).toBe(false);
-    expect(plan.pendingToolCalls.map((call) => call.callId)).toEqual(["call_a"]);
+    expect(plan).toMatchObject({ next: "await-tools", retry: false });
+    expect(plan.next === "await-tools" && plan.pendingToolCalls.map((c) => c.callId)).toEqual([
+      "call_a",
+    ]);
   });
 
   it("treats an identical re-send as a no-op and a changed one as a conflict", () => {
@@ -80,8 +84,10 @@ describe("planToolResults", () => {
       results: [{ callId: "call_b", output: "B" }],
     });
     expect(resend.appended).toEqual([]);
-    expect(resend.pendingToolCalls.map((call) => call.callId)).toEqual(["call_a"]);
-    expect(resend.callModel).toBe(false);
+    expect(resend).toMatchObject({ next: "await-tools", retry: true });
+    expect(resend.next === "await-tools" && resend.pendingToolCalls.map((c) => c.callId)).toEqual([
+      "call_a",
+    ]);
     expect(() =>
       planToolResults({ head, runId: "r1", results: [{ callId: "call_b", output: "changed" }] }),
     ).toThrow(ToolResultConflictError);
@@ -95,10 +101,10 @@ describe("planToolResults", () => {
     ];
     head = commitTurnPlan({ head, plan: planToolResults({ head, runId: "r1", results }) });
     const beforeAnswer = planToolResults({ head, runId: "r1", results });
-    expect(beforeAnswer).toMatchObject({ callModel: true, alreadyCompleted: false, retry: true });
+    expect(beforeAnswer).toMatchObject({ next: "call-model", retry: true });
     head.history.append(createAssistantMessage({ runId: "r1", step: 1, text: "both read" }));
     const afterAnswer = planToolResults({ head, runId: "r1", results });
-    expect(afterAnswer).toMatchObject({ callModel: false, alreadyCompleted: true, retry: true });
+    expect(afterAnswer).toMatchObject({ next: "done", retry: true });
     expect(afterAnswer.appended).toEqual([]);
   });
 

@@ -3,7 +3,7 @@ import type { CanonicalMessage, ToolResultMessage } from "@cursor/run";
 import type { ConversationHead, TurnRecord } from "./conversation-head.js";
 import { ToolResultConflictError } from "./projection-errors.js";
 import { isAssistantIdOfRun, runProgress } from "./run-progress.js";
-import { finalizeTurnPlan } from "./turn-plan.js";
+import { draftForProgress, finalizeTurnPlan } from "./turn-plan.js";
 import type { TurnPlan } from "./turn-plan.js";
 
 /** One result the client ran for a tool call. */
@@ -23,12 +23,10 @@ export function planToolResults({
   head,
   runId,
   results,
-  allowedTools,
 }: {
   head: ConversationHead;
   runId: string;
   results: readonly SubmittedToolResult[];
-  allowedTools?: readonly string[] | undefined;
 }): TurnPlan {
   const pending = head.history
     .pendingToolCalls()
@@ -68,25 +66,36 @@ export function planToolResults({
     return message === undefined ? [] : [message];
   });
   const stillPending = pending.filter((call) => !fresh.has(call.callId));
-  // Nothing new: a re-send. The run's own state says whether the model still has to answer.
-  const progress = appended.length > 0 ? undefined : runProgress({ head, runId });
   const runTurns = head.turns.filter((turn) => turn.runId === runId);
+  const base = {
+    action: "tool-results",
+    runId,
+    acceptedRunId: runId,
+    initialMessages: appended,
+    ...(runTurns.length === 1 ? { turn: runTurns[0]! } : {}),
+    newTurns: [],
+    retry: appended.length === 0,
+  } as const;
+  const currentInitialMessages = runEventMessages(head, runTurns);
+  if (appended.length > 0) {
+    // New results: the model answers once the round is complete.
+    return finalizeTurnPlan({
+      head,
+      draft:
+        stillPending.length === 0
+          ? { ...base, next: "call-model", currentInitialMessages }
+          : { ...base, next: "await-tools", pendingToolCalls: stillPending },
+    });
+  }
+  // Nothing new: a re-send. The run's own state says whether the model still has to answer.
   return finalizeTurnPlan({
     head,
-    draft: {
-      action: "tool-results",
-      runId,
-      acceptedRunId: runId,
-      initialMessages: appended,
-      currentInitialMessages: runEventMessages(head, runTurns),
-      ...(runTurns.length === 1 ? { turn: runTurns[0]! } : {}),
-      newTurns: [],
-      callModel: progress === undefined ? stillPending.length === 0 : progress === "open",
-      alreadyCompleted: progress === "completed",
-      retry: progress !== undefined,
-      pendingToolCalls: stillPending,
-      ...(allowedTools === undefined ? {} : { allowedTools }),
-    },
+    draft: draftForProgress({
+      base,
+      progress: runProgress({ head, runId }),
+      currentInitialMessages,
+      pendingToolCalls: () => stillPending,
+    }),
   });
 }
 

@@ -51,7 +51,7 @@ describe("planUserTurn", () => {
       `runtime:${eventId}`,
     ]);
     expect(plan.appended).toEqual(plan.initialMessages);
-    expect(plan.currentInitialMessages).toEqual(plan.initialMessages);
+    expect(plan.next === "call-model" && plan.currentInitialMessages).toEqual(plan.initialMessages);
     expect(plan.turn).toEqual({
       clientMessageId: "m1",
       eventId,
@@ -64,10 +64,8 @@ describe("planUserTurn", () => {
       runId: "r1",
       acceptedRunId: "r1",
       epoch: 0,
-      callModel: true,
-      alreadyCompleted: false,
+      next: "call-model",
       retry: false,
-      pendingToolCalls: [],
     });
     const [context, runtime] = plan.initialMessages;
     expect(context).toMatchObject({
@@ -131,14 +129,14 @@ describe("planUserTurn", () => {
     expect(retry.newTurns).toEqual([]);
     expect(retry.turn).toEqual(first.plan.turn);
     // The model never answered the first attempt: the retry runs it.
-    expect(retry).toMatchObject({ retry: true, callModel: true, alreadyCompleted: false });
+    expect(retry).toMatchObject({ retry: true, next: "call-model" });
     answer(head, "r1");
     const afterAnswer = planUserTurn({
       head,
       runId: "r1",
       userTurn: userTurn("m1", "hi", contextA),
     });
-    expect(afterAnswer).toMatchObject({ retry: true, callModel: false, alreadyCompleted: true });
+    expect(afterAnswer).toMatchObject({ retry: true, next: "done" });
     expect(afterAnswer.appended).toEqual([]);
   });
 
@@ -153,8 +151,10 @@ describe("planUserTurn", () => {
       }),
     );
     const retry = planUserTurn({ head, runId: "r1", userTurn: userTurn("m1", "hi", contextA) });
-    expect(retry).toMatchObject({ retry: true, callModel: false, alreadyCompleted: false });
-    expect(retry.pendingToolCalls.map((call) => call.callId)).toEqual(["call_1"]);
+    expect(retry).toMatchObject({ retry: true, next: "await-tools" });
+    expect(retry.next === "await-tools" && retry.pendingToolCalls.map((c) => c.callId)).toEqual([
+      "call_1",
+    ]);
   });
 
   it("treats an edited resend as a new event", () => {
@@ -197,7 +197,9 @@ describe("planUserTurn", () => {
       content: abandonedToolCallText,
       isError: true,
     });
-    expect(plan.currentInitialMessages.map((m) => m.kind)).toEqual(["runtime"]);
+    expect(plan.next === "call-model" && plan.currentInitialMessages.map((m) => m.kind)).toEqual([
+      "runtime",
+    ]);
     expect(plan.turn?.messageIds).toEqual([`runtime:${turnEventId("m2", "next")}`]);
   });
 
@@ -208,8 +210,7 @@ describe("planUserTurn", () => {
     const retry = planUserTurn({ head, runId: "r1", userTurn: userTurn("m1", "one", contextA) });
     expect(retry).toMatchObject({
       retry: true,
-      callModel: false,
-      alreadyCompleted: true,
+      next: "done",
       runId: "r1",
     });
   });

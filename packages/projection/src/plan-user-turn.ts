@@ -8,7 +8,7 @@ import { closeAbandonedToolCalls } from "./abandoned-tool-calls.js";
 import { findTurn, isRecordedMessageId } from "./conversation-head.js";
 import type { ConversationHead, TurnRecord } from "./conversation-head.js";
 import { runProgress } from "./run-progress.js";
-import { finalizeTurnPlan } from "./turn-plan.js";
+import { draftForProgress, finalizeTurnPlan } from "./turn-plan.js";
 import type { CompiledRequestContext, CompiledRuntime, TurnPlan } from "./turn-plan.js";
 import { requestContextIdentity, userTurnIdentity } from "./user-turn-identity.js";
 
@@ -31,12 +31,10 @@ export function planUserTurn({
   head,
   runId,
   userTurn,
-  allowedTools,
 }: {
   head: ConversationHead;
   runId: string;
   userTurn: CompiledUserTurn;
-  allowedTools?: readonly string[] | undefined;
 }): TurnPlan {
   const eventId = userTurnIdentity({
     clientMessageId: userTurn.clientMessageId,
@@ -44,7 +42,7 @@ export function planUserTurn({
     runtime: userTurn.runtime,
   });
   const stored = storedTurn({ head, eventId, clientMessageId: userTurn.clientMessageId, runId });
-  if (stored !== undefined) return planRetry({ head, runId, turn: stored, allowedTools });
+  if (stored !== undefined) return planRetry({ head, runId, turn: stored });
 
   const closers = closeAbandonedToolCalls(head.history);
   const contextMessage = requestContextToAppend({ head, userTurn, turnEventId: eventId });
@@ -66,6 +64,7 @@ export function planUserTurn({
   return finalizeTurnPlan({
     head,
     draft: {
+      next: "call-model",
       action: "user-message",
       runId,
       acceptedRunId: runId,
@@ -73,11 +72,7 @@ export function planUserTurn({
       currentInitialMessages: eventMessages,
       turn,
       newTurns: [turn],
-      callModel: true,
-      alreadyCompleted: false,
       retry: false,
-      pendingToolCalls: [],
-      ...(allowedTools === undefined ? {} : { allowedTools }),
     },
   });
 }
@@ -139,12 +134,10 @@ function planRetry({
   head,
   runId,
   turn,
-  allowedTools,
 }: {
   head: ConversationHead;
   runId: string;
   turn: TurnRecord;
-  allowedTools: readonly string[] | undefined;
 }): TurnPlan {
   const storedMessages = turn.messageIds
     .map((id) => head.history.get(id))
@@ -152,23 +145,23 @@ function planRetry({
   // Messages summarised away by a compaction belong to a run that finished long ago.
   const inEpoch = storedMessages.length === turn.messageIds.length;
   const progress = inEpoch ? runProgress({ head, runId: turn.runId }) : "completed";
-  const pendingToolCalls = progress === "awaiting-tools" ? head.history.pendingToolCalls() : [];
+  const base = {
+    action: "user-message",
+    runId: turn.runId,
+    acceptedRunId: runId,
+    initialMessages: inEpoch ? storedMessages : [],
+    turn,
+    newTurns: [],
+    retry: true,
+  } as const;
   return finalizeTurnPlan({
     head,
-    draft: {
-      action: "user-message",
-      runId: turn.runId,
-      acceptedRunId: runId,
-      initialMessages: inEpoch ? storedMessages : [],
-      currentInitialMessages: inEpoch ? storedMessages : [],
-      turn,
-      newTurns: [],
-      callModel: progress === "open",
-      alreadyCompleted: progress === "completed",
-      retry: true,
-      pendingToolCalls,
-      ...(allowedTools === undefined ? {} : { allowedTools }),
-    },
+    draft: draftForProgress({
+      base,
+      progress,
+      currentInitialMessages: base.initialMessages,
+      pendingToolCalls: () => head.history.pendingToolCalls(),
+    }),
   });
 }
 

@@ -215,7 +215,7 @@ async function runSequence(ops: readonly Op[]): Promise<void> {
         );
         gateway.budgetTokens = undefined;
         if ((result.outcome?.compactions.length ?? 0) > 0) autoCompacted();
-        expect(result.plan.callModel).toBe(true);
+        expect(result.plan.next).toBe("call-model");
         expect(result.outcome?.reason).toBe("completed");
         model.pendingCallIds = [];
         model.expectableRunId = undefined;
@@ -271,7 +271,7 @@ async function runSequence(ops: readonly Op[]): Promise<void> {
       }
       case "summarize": {
         const result = await send(summarize({ runId: nextRunId() }));
-        if (result.plan.compaction === "manual") {
+        if (result.plan.next === "compact") {
           model.latestDigest = undefined;
           model.contextMessages = 0;
           model.pendingCallIds = [];

@@ -4,6 +4,7 @@ import {
   parseAgentRunRequest,
 } from "@cursor/request";
 import type { AgentRunRequest } from "@cursor/request";
+import { createAssistantMessage } from "@cursor/run";
 import { describe, expect, it } from "vitest";
 import { commitTurnPlan } from "./commit-turn-plan.js";
 import { createConversationHead } from "./conversation-head.js";
@@ -49,7 +50,7 @@ describe("prepareTurn", () => {
       type: "text",
       text: expect.stringContaining("<user_query>\nFix the bug\n</user_query>"),
     });
-    expect(plan.allowedTools).toContain("read_file");
+    expect(plan.next === "call-model" && plan.allowedTools).toContain("read_file");
   });
 
   it("maps a resend at a later time to the same event, keeping the original clock", () => {
@@ -120,7 +121,7 @@ describe("prepareTurn", () => {
       promptSpec,
       now,
     });
-    expect(summarize.compaction).toBe("manual");
+    expect(summarize).toMatchObject({ next: "compact", reason: "manual" });
     expect(() =>
       prepareTurn({
         head,
@@ -132,6 +133,31 @@ describe("prepareTurn", () => {
         now,
       }),
     ).toThrow(ProjectionConflictError);
+  });
+
+  it("attaches the mode's allowed tools once, to plans that call the model only", () => {
+    let head: ConversationHead = createConversationHead({ conversationId: "c1" });
+    const ask = prepareTurn({
+      head,
+      request: userMessage("r1", "m1", "Explain", { mode: "ask" }),
+      promptSpec,
+      now,
+    });
+    expect(ask.next).toBe("call-model");
+    const allowed = ask.next === "call-model" ? ask.allowedTools : undefined;
+    expect(allowed).toContain("read_file");
+    expect(allowed).not.toContain("edit_file");
+    expect(Object.isFrozen(ask)).toBe(true);
+    head = commitTurnPlan({ head, plan: ask });
+    head.history.append(createAssistantMessage({ runId: "r1", step: 0, text: "done" }));
+    const retried = prepareTurn({
+      head,
+      request: userMessage("r1", "m1", "Explain", { mode: "ask" }),
+      promptSpec,
+      now,
+    });
+    expect(retried.next).toBe("done");
+    expect(retried).not.toHaveProperty("allowedTools");
   });
 
   it("refuses a request for another conversation", () => {

@@ -44,14 +44,27 @@ export function prepareTurn({
       requestConversationId: request.conversationId,
     });
   }
-  const allowedTools = allowedToolsForMode(request.mode, promptSpec);
+  const plan = planAction({ head, request, now });
+  if (plan.next !== "call-model") return plan;
+  // The mode's tool restriction matters only to a model call: attached here, once.
+  return Object.freeze({ ...plan, allowedTools: allowedToolsForMode(request.mode, promptSpec) });
+}
+
+function planAction({
+  head,
+  request,
+  now,
+}: {
+  head: ConversationHead;
+  request: AgentRunRequest;
+  now: Date;
+}): TurnPlan {
   const { action, runId } = request;
   switch (action.type) {
     case "user-message":
       return planUserTurn({
         head,
         runId,
-        allowedTools,
         userTurn: {
           clientMessageId: action.message.id,
           requestContext: compileRequestContext(request.requestContext),
@@ -64,12 +77,11 @@ export function prepareTurn({
         },
       });
     case "tool-results":
-      return planToolResults({ head, runId, allowedTools, results: action.results });
+      return planToolResults({ head, runId, results: action.results });
     case "inject-context":
       return planInjectedContext({
         head,
         runId,
-        allowedTools,
         injection: {
           injectionId: action.injectionId,
           expectedRunId: action.expectedRunId,
@@ -80,7 +92,6 @@ export function prepareTurn({
       return planBackgroundCompletions({
         head,
         runId,
-        allowedTools,
         completions: action.completions.map((completion) => ({
           kind: completion.kind,
           taskId: completion.taskId,

@@ -1,19 +1,13 @@
 import { decodeCheckpoint, encodeCheckpoint } from "@cursor/checkpoint";
 import { parseAgentRunRequest } from "@cursor/request";
-import { HistoryLog, collectStream, emptyDraft, runModelLoop } from "@cursor/run";
-import type {
-  CanonicalMessage,
-  CompactionRequest,
-  ModelLoopOutcome,
-  PromptSpec,
-} from "@cursor/run";
+import { HistoryLog, runModelLoop } from "@cursor/run";
+import type { CanonicalMessage, ModelLoopOutcome, PromptSpec } from "@cursor/run";
 import { headFromCheckpointState, headToCheckpointState } from "../checkpoint-projection.js";
 import { commitTurnPlan, recordTurnPlan } from "../commit-turn-plan.js";
-import { compactionReplacement } from "../compaction-replacement.js";
+import { createConversationCompactor } from "../conversation-compactor.js";
 import { createConversationHead } from "../conversation-head.js";
 import type { ConversationHead, TurnRecord } from "../conversation-head.js";
 import { prepareTurn } from "../prepare-turn.js";
-import { summarizerRequest } from "../summarizer-request.js";
 import type { TurnPlan } from "../turn-plan.js";
 import { ScriptedProvider } from "./scripted-provider.js";
 
@@ -41,8 +35,8 @@ export interface SendResult {
 /**
  * A miniature gateway for the integration suites: validates a raw request, loads the head from
  * the client's checkpoint, the process memory or the store, plans the turn with `prepareTurn`,
- * runs @cursor/run's model loop against a scripted provider, compacts with
- * `compactionReplacement`, persists, and hands back a checkpoint. Only the HTTP layer and a real
+ * runs @cursor/run's model loop against a scripted provider, compacts with the conversation
+ * compactor (`createConversationCompactor`, the gateway's), persists, and hands back a checkpoint. Only the HTTP layer and a real
  * database are missing; every decision is the production code's.
  */
 export class TestGateway {
@@ -101,45 +95,50 @@ export class TestGateway {
       now: new Date(this.#clock),
     });
     let outcome: ModelLoopOutcome | undefined;
-    if (plan.compaction === "manual") {
-      head = commitTurnPlan({ head, plan });
-      await this.#compact(head, { current: [], reason: "manual" });
-    } else if (plan.callModel) {
-      outcome = await runModelLoop({
-        conversationId: head.conversationId,
-        runId: plan.runId,
-        model,
-        promptSpec: this.promptSpec,
-        ...(plan.allowedTools === undefined ? {} : { allowedTools: plan.allowedTools }),
-        history: head.history,
-        pending: plan.initialMessages,
-        currentInitialMessages: plan.currentInitialMessages,
-        provider: this.provider,
-        commit: () => undefined,
-        ...(this.budgetTokens === undefined
-          ? {}
-          : {
-              compaction: {
-                budgetTokens: this.budgetTokens,
-                compact: (compaction: CompactionRequest) =>
-                  this.#compact(
-                    { ...head, history: compaction.history },
-                    {
-                      current: compaction.current,
-                      reason: compaction.reason,
-                    },
-                  ),
-              },
-            }),
-      });
-      if (outcome.reason === "failed") throw new Error(outcome.error?.message);
-      // The plan's messages reached the history with the first commit (or a compaction).
-      const committed =
-        plan.appended.length === 0 ||
-        outcome.appended.some((message) => message.id === plan.appended[0]!.id);
-      if (committed) head = recordTurnPlan({ head, plan });
-    } else {
-      head = commitTurnPlan({ head, plan });
+    // The store is written once per request (`#persist`), so the epoch needs no write of its own.
+    const compact = createConversationCompactor({
+      provider: this.summarizer,
+      conversationId: head.conversationId,
+      model,
+      persistEpoch: () => undefined,
+    });
+    switch (plan.next) {
+      case "compact":
+        head = commitTurnPlan({ head, plan });
+        await compact({ reason: "manual", trigger: "manual", history: head.history, current: [] });
+        break;
+      case "call-model": {
+        outcome = await runModelLoop({
+          conversationId: head.conversationId,
+          runId: plan.runId,
+          model,
+          promptSpec: this.promptSpec,
+          ...(plan.allowedTools === undefined ? {} : { allowedTools: plan.allowedTools }),
+          history: head.history,
+          pending: plan.appended,
+          currentInitialMessages: plan.currentInitialMessages,
+          provider: this.provider,
+          commit: () => undefined,
+          ...(this.budgetTokens === undefined
+            ? {}
+            : { compaction: { budgetTokens: this.budgetTokens, compact } }),
+        });
+        if (outcome.reason === "failed") throw new Error(outcome.error?.message);
+        // The plan's messages reached the history with the first commit (or a compaction).
+        const committed =
+          plan.appended.length === 0 ||
+          outcome.appended.some((message) => message.id === plan.appended[0]!.id);
+        if (committed) head = recordTurnPlan({ head, plan });
+        break;
+      }
+      case "await-tools":
+      case "done":
+        head = commitTurnPlan({ head, plan });
+        break;
+      default: {
+        const exhaustive: never = plan;
+        throw new Error(`unknown plan ${JSON.stringify(exhaustive)}`);
+      }
     }
     this.#persist(head);
     const state = headToCheckpointState(head, { promptSpecDigest: this.promptSpec.digest });
@@ -163,27 +162,5 @@ export class TestGateway {
       turns: head.turns,
       lastRunId: head.lastRunId,
     });
-  }
-
-  async #compact(
-    head: ConversationHead,
-    { current, reason }: { current: readonly CanonicalMessage[]; reason: "auto" | "manual" },
-  ): Promise<void> {
-    const request = summarizerRequest({ head, currentInitialMessages: current, reason, model });
-    const draft = emptyDraft();
-    await collectStream({
-      provider: this.summarizer,
-      request,
-      signal: undefined,
-      draft,
-      sink: () => undefined,
-    });
-    const replacement = compactionReplacement({
-      head,
-      summary: draft.text,
-      currentInitialMessages: current,
-      reason,
-    });
-    head.history.startEpoch(replacement);
   }
 }
