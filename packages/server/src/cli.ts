@@ -27,12 +27,17 @@ async function serve(): Promise<void> {
     config.tokens.length === 0
       ? "no auth (loopback only)"
       : `${config.tokens.length} tenant token(s)`;
+  const [first, ...others] = config.models;
   process.stdout.write(
-    `cursor-gateway listening on ${gateway.url} — provider ${config.provider}${
+    `cursor-gateway listening on ${gateway.url} — provider ${first.provider}${
       gateway.simulatedProviderURL === undefined
         ? ""
         : ` (simulated at ${gateway.simulatedProviderURL})`
-    }, model ${config.model}, data ${config.dataDir}, ${mode}\n`,
+    }, model ${first.model}${
+      others.length === 0
+        ? ""
+        : ` (default of ${config.models.length}: ${config.models.map((m) => m.id).join(", ")})`
+    }, data ${config.dataDir}, ${mode}\n`,
   );
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,8 +1,8 @@
 import { CursorError } from "@cursor/run";
 import { z } from "zod";
-
-const providerNames = ["openai-responses", "openai-chat", "anthropic", "simulated"] as const;
-export type ProviderName = (typeof providerNames)[number];
+import { defaultProviderModels, providerNames } from "./models/model-config.js";
+import type { ModelConfig, ProviderName } from "./models/model-config.js";
+import { httpURLSchema as httpURL, readModelsFile } from "./models/models-file.js";
 
 const optionalText = z
   .string()
@@ -20,12 +20,13 @@ const environmentSchema = z.object({
       .optional(),
   ),
   CURSOR_GATEWAY_DATA_DIR: optionalText,
+  CURSOR_GATEWAY_MODELS_FILE: optionalText,
   CURSOR_GATEWAY_PROVIDER: optionalText.pipe(z.enum(providerNames).optional()),
   CURSOR_GATEWAY_MODEL: optionalText,
   OPENAI_API_KEY: optionalText,
-  OPENAI_BASE_URL: optionalText.pipe(z.url().optional()),
+  OPENAI_BASE_URL: optionalText.pipe(httpURL.optional()),
   ANTHROPIC_API_KEY: optionalText,
-  ANTHROPIC_BASE_URL: optionalText.pipe(z.url().optional()),
+  ANTHROPIC_BASE_URL: optionalText.pipe(httpURL.optional()),
   CURSOR_GATEWAY_TOKENS: optionalText,
   CURSOR_GATEWAY_CHECKPOINT_SECRET: optionalText.pipe(
     z.string().min(32, "at least 32 characters").optional(),
@@ -44,23 +45,17 @@ export interface GatewayConfig {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
-  readonly provider: ProviderName;
-  readonly model: string;
-  readonly openai: { readonly apiKey?: string; readonly baseURL?: string };
-  readonly anthropic: { readonly apiKey?: string; readonly baseURL?: string };
+  /**
+   * The BYOK models, the default first: the entries of `CURSOR_GATEWAY_MODELS_FILE`, or one
+   * model from the single-provider variables.
+   */
+  readonly models: readonly [ModelConfig, ...ModelConfig[]];
   /** Bearer tokens; each is one tenant. Empty: no auth (loopback only). */
   readonly tokens: readonly string[];
   /** Undefined: generated once and kept in the data folder. */
   readonly checkpointSecret?: string;
   readonly contextWindow: number;
 }
-
-const defaultModels: Record<ProviderName, string> = {
-  "openai-responses": "gpt-5",
-  "openai-chat": "gpt-5",
-  anthropic: "claude-sonnet-4-6",
-  simulated: "simulated-model",
-};
 
 const configErrorMarker = Symbol.for("cursor.error.config");
 /** The environment does not describe a runnable gateway; lists every problem at once. */
@@ -79,7 +74,11 @@ export class ConfigError extends CursorError {
   }
 }
 
-/** Reads the gateway configuration from environment variables (gateway-api.md). */
+/**
+ * Reads the gateway configuration from environment variables (gateway-api.md), and the models
+ * file when `CURSOR_GATEWAY_MODELS_FILE` names one (its keys from the variables it names). Every
+ * problem is reported at once; no message contains a key.
+ */
 export function loadConfig(environment: Record<string, string | undefined>): GatewayConfig {
   const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) {
@@ -88,15 +87,16 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
     });
   }
   const env = parsed.data;
-  const provider: ProviderName =
-    env.CURSOR_GATEWAY_PROVIDER ??
-    (env.OPENAI_API_KEY ? "openai-responses" : env.ANTHROPIC_API_KEY ? "anthropic" : "simulated");
   const issues: string[] = [];
-  if ((provider === "openai-responses" || provider === "openai-chat") && !env.OPENAI_API_KEY) {
-    issues.push(`CURSOR_GATEWAY_PROVIDER=${provider} needs OPENAI_API_KEY`);
-  }
-  if (provider === "anthropic" && !env.ANTHROPIC_API_KEY) {
-    issues.push("CURSOR_GATEWAY_PROVIDER=anthropic needs ANTHROPIC_API_KEY");
+  let models: readonly [ModelConfig, ...ModelConfig[]] | undefined;
+  if (env.CURSOR_GATEWAY_MODELS_FILE === undefined) {
+    const single = singleProviderModel(env);
+    if (single.success) models = [single.model];
+    else issues.push(...single.issues);
+  } else {
+    const file = readModelsFile({ path: env.CURSOR_GATEWAY_MODELS_FILE, environment });
+    if (file.success) models = file.models;
+    else issues.push(...file.issues);
   }
   const tokens = (env.CURSOR_GATEWAY_TOKENS ?? "")
     .split(",")
@@ -105,21 +105,68 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
   if (tokens.some((token) => token.length < 16)) {
     issues.push("CURSOR_GATEWAY_TOKENS: every token must be at least 16 characters");
   }
-  if (issues.length > 0) throw new ConfigError({ issues });
+  if (issues.length > 0 || models === undefined) throw new ConfigError({ issues });
   return {
     host: env.CURSOR_GATEWAY_HOST ?? "127.0.0.1",
     port: env.CURSOR_GATEWAY_PORT ?? 8787,
     dataDir: env.CURSOR_GATEWAY_DATA_DIR ?? "./.cursor-gateway",
-    provider,
-    model: env.CURSOR_GATEWAY_MODEL ?? defaultModels[provider],
-    openai: { apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL },
-    anthropic: { apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL },
+    models,
     tokens,
     ...(env.CURSOR_GATEWAY_CHECKPOINT_SECRET === undefined
       ? {}
       : { checkpointSecret: env.CURSOR_GATEWAY_CHECKPOINT_SECRET }),
     contextWindow: env.CURSOR_GATEWAY_CONTEXT_WINDOW ?? 200_000,
   };
+}
+
+/** The one model the single-provider variables describe (gateway-api.md's table). */
+function singleProviderModel(
+  env: z.infer<typeof environmentSchema>,
+): { success: true; model: ModelConfig } | { success: false; issues: string[] } {
+  const provider: ProviderName =
+    env.CURSOR_GATEWAY_PROVIDER ??
+    (env.OPENAI_API_KEY ? "openai-responses" : env.ANTHROPIC_API_KEY ? "anthropic" : "simulated");
+  const model = env.CURSOR_GATEWAY_MODEL ?? defaultProviderModels[provider];
+  const entry = { id: model, displayName: model, provider, model };
+  switch (provider) {
+    case "openai-responses":
+    case "openai-chat":
+      if (!env.OPENAI_API_KEY) {
+        return {
+          success: false,
+          issues: [`CURSOR_GATEWAY_PROVIDER=${provider} needs OPENAI_API_KEY`],
+        };
+      }
+      return {
+        success: true,
+        model: {
+          ...entry,
+          apiKey: env.OPENAI_API_KEY,
+          ...(env.OPENAI_BASE_URL === undefined ? {} : { baseURL: env.OPENAI_BASE_URL }),
+        },
+      };
+    case "anthropic":
+      if (!env.ANTHROPIC_API_KEY) {
+        return {
+          success: false,
+          issues: ["CURSOR_GATEWAY_PROVIDER=anthropic needs ANTHROPIC_API_KEY"],
+        };
+      }
+      return {
+        success: true,
+        model: {
+          ...entry,
+          apiKey: env.ANTHROPIC_API_KEY,
+          ...(env.ANTHROPIC_BASE_URL === undefined ? {} : { baseURL: env.ANTHROPIC_BASE_URL }),
+        },
+      };
+    case "simulated":
+      return { success: true, model: entry };
+    default: {
+      const exhaustive: never = provider;
+      throw new Error(`unknown provider ${String(exhaustive)}`);
+    }
+  }
 }
 
 /** Auth may be off only when nobody but this machine can connect. */

@@ -1,5 +1,6 @@
-import type { ProviderAdapter, RetryPolicy } from "@cursor/run";
+import type { RetryPolicy } from "@cursor/run";
 import type { GatewayMetrics } from "./http/metrics.js";
+import type { ModelCatalog } from "./models/model-catalog.js";
 import type { ProviderRequestLog } from "./providers/provider-request-log.js";
 import type { GatewayStore } from "./store/gateway-store.js";
 
@@ -10,9 +11,10 @@ export interface GatewayLogger {
 
 export interface ConversationServiceOptions {
   readonly store: GatewayStore;
-  readonly provider: ProviderAdapter;
-  readonly model: string;
+  /** The configured BYOK models; a request's `model` picks one. */
+  readonly models: ModelCatalog;
   readonly contextWindow: number;
+  /** Signs the JSON contract's client checkpoints. */
   readonly checkpointSecret: string;
   readonly metrics: GatewayMetrics;
   readonly logger: GatewayLogger;

@@ -1,22 +1,57 @@
 export { ConfigError, isLoopbackHost, loadConfig } from "./config.js";
-export type { GatewayConfig, ProviderName } from "./config.js";
+export type { GatewayConfig } from "./config.js";
+export { defaultProviderModels, modelEfforts, providerNames } from "./models/model-config.js";
+export type { ModelConfig, ModelEffort, ProviderName } from "./models/model-config.js";
+export { readModelsFile } from "./models/models-file.js";
+export type { ModelsFileResult } from "./models/models-file.js";
+export { ModelCatalog } from "./models/model-catalog.js";
+export type {
+  ModelListing,
+  ModelSelection,
+  SimulatedProvider,
+  UnlistedModel,
+} from "./models/model-catalog.js";
+export { anthropicThinkingBudgets } from "./models/create-model-adapter.js";
 export { ConversationService } from "./conversation-service.js";
-export type { PreparedRun } from "./conversation-service.js";
+export type { HydratedHead, PrepareRunInput, PreparedRun } from "./conversation-service.js";
 export type { ConversationServiceOptions, GatewayLogger } from "./conversation-service-options.js";
+export type { RunEndReason, RunError, RunEvent, RunOutcome, RunSink } from "./run-events.js";
+export {
+  ConversationBusyError,
+  ConversationError,
+  ConversationNotFoundError,
+  GatewayClosingError,
+  InvalidCheckpointError,
+  InvalidRunRequestError,
+  RunConflictError,
+  UnknownModelError,
+} from "./conversation-errors.js";
+export type { ConversationErrorCode, RequestIssue } from "./conversation-errors.js";
+export { localTenant } from "./http/auth.js";
+export type { Tenant } from "./http/auth.js";
 export { startGateway } from "./start-gateway.js";
 export type { RunningGateway, StartGatewayOptions } from "./start-gateway.js";
 export { buildApp, maxBodyBytes } from "./http/build-app.js";
 export { providerHistoryItems, sharedPrefixItems } from "./providers/provider-history-items.js";
-export { SqliteStore, StoreError } from "./store/sqlite-store.js";
-export type { StoreErrorReason } from "./store/sqlite-store.js";
+export { SqliteStore } from "./store/sqlite-store.js";
+export { StoreError } from "./store/store-error.js";
+export type { StoreErrorReason } from "./store/store-error.js";
 export type {
-  CommitInput,
+  AppendMessagesInput,
   GatewayStore,
   HeadVersion,
+  LastInput,
+  RecordRunInput,
   RunStatus,
+  StartEpochInput,
   StoredConversation,
   StoredRun,
+  StoredTurn,
   UsageTotals,
 } from "./store/gateway-store.js";
 export { createGatewayClient, parseSseEvents } from "./client/gateway-client.js";
-export type { GatewayClient, RunEvent, RunResponse } from "./client/gateway-client.js";
+export type {
+  GatewayClient,
+  RunEvent as GatewayClientEvent,
+  RunResponse,
+} from "./client/gateway-client.js";

@@ -7,7 +7,7 @@ import { ConversationService } from "./conversation-service.js";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import { buildApp } from "./http/build-app.js";
 import { GatewayMetrics } from "./http/metrics.js";
-import { createConfiguredProvider } from "./providers/create-provider.js";
+import { ModelCatalog } from "./models/model-catalog.js";
 import { SqliteStore } from "./store/sqlite-store.js";
 
 export interface StartGatewayOptions {
@@ -22,6 +22,9 @@ export interface RunningGateway {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly service: ConversationService;
+  /** The configured models (what a model picker lists; each entry's adapter). */
+  readonly models: ModelCatalog;
+  /** Where the in-process fake provider of `simulated` models listens, when there is one. */
   readonly simulatedProviderURL?: string;
   /** Stops taking requests, ends open runs cleanly, closes the store. */
   close(): Promise<void>;
@@ -39,43 +42,52 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   }
   const store = new SqliteStore({ path: join(config.dataDir, "gateway.sqlite") });
   await store.clearRunLocks();
-  const provider = await createConfiguredProvider(config);
+  const models = new ModelCatalog({
+    models: config.models,
+    // The testkit's fake provider with its prefix-cache simulation, on a private loopback port.
+    simulated: async () => {
+      const { startFakeProvider } = await import("@cursor/testkit");
+      const fake = await startFakeProvider({ host: "127.0.0.1", port: 0 });
+      return { url: fake.url, openaiBaseURL: fake.openaiBaseURL, close: () => fake.close() };
+    },
+  });
+  // Announced on start (and scripted by the demo): started now rather than on the first call.
+  const simulatedProviderURL = models.hasSimulated ? (await models.simulated()).url : undefined;
   const metrics = new GatewayMetrics();
   // The service logs through the app's logger, which exists only once the app is built.
   const appRef: { current?: FastifyInstance } = {};
   const service = new ConversationService({
     store,
-    provider: provider.adapter,
-    model: config.model,
+    models,
     contextWindow: config.contextWindow,
     checkpointSecret: loadCheckpointSecret({
       dataDir: config.dataDir,
       ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
     }),
     metrics,
-    secrets: [config.openai.apiKey, config.anthropic.apiKey].filter(
-      (secret): secret is string => secret !== undefined,
-    ),
+    secrets: models.secrets,
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   const app = buildApp({ config, metrics, service, logger: options.logger ?? false });
   appRef.current = app;
-  return finishStart({ app, service, store, provider, config });
+  return finishStart({ app, service, store, models, simulatedProviderURL, config });
 }
 
 async function finishStart({
   app,
   service,
   store,
-  provider,
+  models,
+  simulatedProviderURL,
   config,
 }: {
   app: FastifyInstance;
   service: ConversationService;
   store: SqliteStore;
-  provider: Awaited<ReturnType<typeof createConfiguredProvider>>;
+  models: ModelCatalog;
+  simulatedProviderURL: string | undefined;
   config: GatewayConfig;
 }): Promise<RunningGateway> {
   const address = await app.listen({ host: config.host, port: config.port });
@@ -84,12 +96,13 @@ async function finishStart({
     url: address,
     app,
     service,
-    ...(provider.simulatedURL === undefined ? {} : { simulatedProviderURL: provider.simulatedURL }),
+    models,
+    ...(simulatedProviderURL === undefined ? {} : { simulatedProviderURL }),
     close() {
       closed ??= (async () => {
         await service.shutdown();
         await app.close();
-        await provider.close();
+        await models.close();
         await store.close();
       })();
       return closed;

@@ -3,8 +3,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GatewayConfig } from "../config.js";
 import { createAuthenticator } from "./auth.js";
 import type { Tenant } from "./auth.js";
+import { conversationErrorResponse } from "./conversation-error-response.js";
 import { HttpError, sendHttpError } from "./http-error.js";
 import type { GatewayMetrics } from "./metrics.js";
+import { sseRunSink } from "./sse-run-sink.js";
 import { SseStream } from "./sse-stream.js";
 import type { ConversationService } from "../conversation-service.js";
 
@@ -114,6 +116,12 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof HttpError) return sendHttpError(reply, error);
+    const refusal = conversationErrorResponse(error);
+    if (refusal !== undefined) {
+      if (refusal.status >= 500)
+        request.log.error({ err: error }, "stored data failed verification");
+      return sendHttpError(reply, refusal);
+    }
     const code = (error as { code?: string }).code;
     if (code === "FST_ERR_CTP_BODY_TOO_LARGE") {
       return sendHttpError(reply, new HttpError("too_large", `body exceeds ${maxBodyBytes} bytes`));
@@ -145,15 +153,20 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     if (request.body === undefined) {
       throw new HttpError("unsupported_media_type", "content-type must be application/json");
     }
-    const prepared = await options.service.prepareRun({
-      tenant: request.tenant!,
-      body: request.body,
-    });
+    const tenant = request.tenant!;
+    // No signal: a client that drops the connection does not cancel the run; it finishes and
+    // commits, and the client's retry replays it.
+    const prepared = await options.service.prepareRun({ tenant, body: request.body });
     // From here on errors travel inside the stream (run.ended failed).
     reply.hijack();
     const stream = new SseStream(reply.raw);
+    const sink = sseRunSink({
+      stream,
+      checkpoint: ({ head, promptSpecDigest }) =>
+        options.service.issueCheckpoint({ tenant, head, promptSpecDigest }),
+    });
     try {
-      await prepared.execute(stream);
+      await prepared.execute(sink);
     } finally {
       stream.end();
     }

@@ -1,5 +1,8 @@
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
 
+export { StoreError } from "./store-error.js";
+export type { StoreErrorReason } from "./store-error.js";
+
 export type RunStatus = "running" | "completed" | "awaiting-tools" | "cancelled" | "failed";
 
 export interface UsageTotals {
@@ -21,7 +24,10 @@ export interface StoredConversation {
   readonly tenant: string;
   readonly conversationId: string;
   readonly epoch: number;
-  /** The current epoch's messages, in order, each verified against its content address. */
+  /**
+   * The current epoch's messages, in order, each verified against its content address (decoded
+   * with `decodeCanonicalMessage`, so a `HistoryLog` built from them hashes nothing again).
+   */
   readonly messages: readonly CanonicalMessage[];
   readonly headDigest: string;
   /** Turn records (opaque JSON owned by the projection layer), oldest first. */
@@ -29,7 +35,7 @@ export interface StoredConversation {
   readonly lastRunId?: string;
   readonly usage: UsageTotals;
   /** Input tokens of the last provider call and how many messages that call covered. */
-  readonly lastInput?: { readonly inputTokens: number; readonly messageCount: number };
+  readonly lastInput?: LastInput;
   /** What the conversation's prompt spec is built from (JSON owned by the gateway). */
   readonly promptSpecInput?: JsonValue;
 }
@@ -40,39 +46,85 @@ export interface HeadVersion {
   readonly messageCount: number;
 }
 
+export interface LastInput {
+  readonly inputTokens: number;
+  readonly messageCount: number;
+}
+
+/** One accepted event's record, keyed by its event id (a retry rewrites it in place). */
+export interface StoredTurn {
+  readonly eventId: string;
+  readonly record: JsonValue;
+}
+
 /**
- * One atomic write of a turn. `expected` is the head the writer started from (optimistic
- * concurrency: a different head in the store aborts the commit); `null` creates the conversation.
+ * What a write that moves the head says. `expected` is the head the writer started from: a
+ * different head in the store refuses the write (`StoreError` `head-moved`), `null` creates the
+ * conversation (refused when it exists).
  */
-export interface CommitInput {
+interface HeadWrite {
   readonly tenant: string;
   readonly conversationId: string;
   readonly expected: HeadVersion | null;
-  /** `append`: add to the epoch; `new-epoch`: the messages replace the history as epoch + 1. */
-  readonly mode: "append" | "new-epoch";
+  /** The messages written, in order, with the content addresses their HistoryLog computed. */
   readonly messages: readonly CanonicalMessage[];
-  /** Content addresses of `messages`, computed by the caller's HistoryLog. */
   readonly digests: readonly string[];
+  /** The head after the write. */
   readonly next: HeadVersion;
-  readonly turns?: readonly { readonly eventId: string; readonly record: JsonValue }[];
+  /** Turn records to add (or rewrite, by event id). */
+  readonly turns?: readonly StoredTurn[];
+  /** The run id of the conversation's most recent accepted run request. */
   readonly lastRunId?: string;
-  readonly usage?: UsageTotals;
-  readonly lastInput?: { readonly inputTokens: number; readonly messageCount: number };
-  readonly run?: StoredRun;
+  /** The prompt-spec input of the accepted request context. */
   readonly promptSpecInput?: JsonValue;
 }
 
 /**
- * The persistence port of the gateway. Narrow on purpose: a shared SQL database (PostgreSQL)
- * implements the same calls so several gateway processes can serve one conversation set.
+ * Appends a turn's messages to the current epoch: after `expected.messageCount` (from 0 when the
+ * conversation is created, e.g. with a hydrated history), `next` in the same epoch.
+ */
+export type AppendMessagesInput = HeadWrite;
+
+/** Starts epoch `next.epoch`: `messages` are its whole history (a compaction's replacement). */
+export type StartEpochInput = HeadWrite;
+
+/**
+ * Records how a run ended. With the head it ran on, the conversation's metadata moves in the
+ * same transaction (guarded by that head): the accepted run, the usage totals, the last call's
+ * input tokens. Without one (`expected: null`, the conversation is not stored) only the run row.
+ */
+export type RecordRunInput = {
+  readonly tenant: string;
+  readonly conversationId: string;
+  readonly run: StoredRun;
+} & (
+  | { readonly expected: null }
+  | {
+      readonly expected: HeadVersion;
+      readonly lastRunId?: string;
+      readonly usage?: UsageTotals;
+      readonly lastInput?: LastInput;
+    }
+);
+
+/**
+ * The persistence port of the gateway. Each operation says what it does and is one
+ * transaction: a turn's messages are stored all or none, a new epoch replaces the history all or
+ * none. Narrow on purpose: a shared SQL database (PostgreSQL) implements the same calls so several
+ * gateway processes can serve one conversation set.
  */
 export interface GatewayStore {
   load(tenant: string, conversationId: string): Promise<StoredConversation | undefined>;
   /** Cheap check used to decide whether a cached head is still current. */
   headVersion(tenant: string, conversationId: string): Promise<HeadVersion | undefined>;
-  commit(input: CommitInput): Promise<void>;
-  getRun(tenant: string, conversationId: string, runId: string): Promise<StoredRun | undefined>;
-  saveRun(tenant: string, conversationId: string, run: StoredRun): Promise<void>;
+  appendMessages(input: AppendMessagesInput): Promise<void>;
+  startEpoch(input: StartEpochInput): Promise<void>;
+  recordRun(input: RecordRunInput): Promise<void>;
+  getRun(input: {
+    tenant: string;
+    conversationId: string;
+    runId: string;
+  }): Promise<StoredRun | undefined>;
   /** Takes the conversation's single run slot; false when another live run holds it. */
   acquireRun(input: {
     tenant: string;

@@ -2,11 +2,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { HistoryLog, createRuntimeMessage, createAssistantMessage } from "@cursor/run";
+import {
+  HistoryLog,
+  canonicalJson,
+  createAssistantMessage,
+  createRuntimeMessage,
+  messageDigest,
+} from "@cursor/run";
 import type { CanonicalMessage } from "@cursor/run";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteStore, StoreError } from "./sqlite-store.js";
 import type { HeadVersion } from "./gateway-store.js";
+import { migrations } from "./migrations.js";
+import { SqliteStore } from "./sqlite-store.js";
+import { StoreError } from "./store-error.js";
 
 let dir: string;
 let store: SqliteStore;
@@ -19,6 +27,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const conversation = { tenant: "t", conversationId: "c" } as const;
 const runtime = (n: number) =>
   createRuntimeMessage({
     eventId: `turn.m${n}.0`,
@@ -26,28 +35,37 @@ const runtime = (n: number) =>
     content: [{ type: "text", text: `q${n}` }],
   });
 const answer = (n: number) => createAssistantMessage({ runId: `r${n}`, step: 0, text: `a${n}` });
+const turn = (n: number) => ({
+  eventId: `turn.m${n}.0`,
+  record: {
+    clientMessageId: `m${n}`,
+    eventId: `turn.m${n}.0`,
+    runId: `r${n}`,
+    messageIds: [runtime(n).id],
+  },
+});
 
 function version(log: HistoryLog): HeadVersion {
   return { epoch: log.epoch, headDigest: log.headDigest, messageCount: log.length };
 }
 
-async function commitTurn(
+/** Appends `messages` as the gateway does: the log's check gives the digests and the next head. */
+async function appendTurn(
   log: HistoryLog,
   messages: CanonicalMessage[],
   expected: HeadVersion | null,
+  extra: { turns?: ReturnType<typeof turn>[]; lastRunId?: string } = {},
 ) {
-  const start = log.length;
-  log.append(messages);
-  await store.commit({
-    tenant: "t",
-    conversationId: "c",
+  const checked = log.check(messages);
+  await store.appendMessages({
+    ...conversation,
     expected,
-    mode: "append",
-    messages: log.messages.slice(start),
-    digests: log.messages.slice(start).map((_, i) => log.digestAt(start + i)!),
-    next: version(log),
-    lastRunId: `r${start}`,
+    messages: checked.appended,
+    digests: checked.digests,
+    next: { epoch: log.epoch, headDigest: checked.headDigest, messageCount: checked.length },
+    ...extra,
   });
+  log.append(checked.appended);
 }
 
 describe("SqliteStore", () => {
@@ -58,59 +76,234 @@ describe("SqliteStore", () => {
     expect(store.schemaVersion).toBe(2);
   });
 
-  it("commits turns append-only and loads the verified head", async () => {
+  it("appends turns append-only and loads the verified head with its turns and last run", async () => {
     const log = new HistoryLog();
-    await commitTurn(log, [runtime(1), answer(1)], null);
-    const afterFirst = version(log);
-    await commitTurn(log, [runtime(2), answer(2)], afterFirst);
+    await appendTurn(log, [runtime(1), answer(1)], null, { turns: [turn(1)], lastRunId: "r1" });
+    await appendTurn(log, [runtime(2), answer(2)], version(log), {
+      turns: [turn(2)],
+      lastRunId: "r2",
+    });
     const loaded = await store.load("t", "c");
     expect(loaded?.messages.map((m) => m.id)).toEqual(log.messages.map((m) => m.id));
     expect(loaded?.headDigest).toBe(log.headDigest);
-    expect(new HistoryLog({ messages: loaded!.messages }).headDigest).toBe(log.headDigest);
+    expect(loaded?.turns).toEqual([turn(1).record, turn(2).record]);
+    expect(loaded?.lastRunId).toBe("r2");
+    expect(await store.headVersion("t", "c")).toEqual(version(log));
+    // The decoded messages carry their digests: the log built from them matches, hash-free.
+    const reloaded = new HistoryLog({ messages: loaded!.messages });
+    expect(reloaded.headDigest).toBe(log.headDigest);
+    expect(reloaded.digests).toEqual(log.messages.map((m) => messageDigest(m)));
     expect(await store.load("other-tenant", "c")).toBeUndefined();
   });
 
-  it("rejects a commit from a stale head and changes nothing", async () => {
+  it("creates a conversation with a seed in the first append, turn records upserted by event id", async () => {
+    const hydrated = new HistoryLog({ messages: [runtime(1), answer(1)] });
+    const checked = hydrated.check([runtime(2)]);
+    await store.appendMessages({
+      ...conversation,
+      expected: null,
+      messages: [...hydrated.messages, ...checked.appended],
+      digests: [...hydrated.digests, ...checked.digests],
+      next: { epoch: 0, headDigest: checked.headDigest, messageCount: 3 },
+      turns: [turn(1), turn(2)],
+    });
+    hydrated.append(checked.appended);
+    // A retry's record is rewritten in place, not added.
+    await appendTurn(hydrated, [answer(2)], version(hydrated), {
+      turns: [{ ...turn(2), record: { ...turn(2).record, runId: "r2b" } }],
+    });
+    const loaded = await store.load("t", "c");
+    expect(loaded?.messages.map((m) => m.id)).toEqual(hydrated.messages.map((m) => m.id));
+    expect(loaded?.turns).toEqual([turn(1).record, { ...turn(2).record, runId: "r2b" }]);
+  });
+
+  it("refuses a write from a stale head, or creating one that exists, and changes nothing", async () => {
     const log = new HistoryLog();
-    await commitTurn(log, [runtime(1), answer(1)], null);
+    await appendTurn(log, [runtime(1), answer(1)], null);
     const stale = version(log);
-    await commitTurn(log, [runtime(2), answer(2)], stale);
+    await appendTurn(log, [runtime(2), answer(2)], stale);
     const before = await store.load("t", "c");
+    const headMoved = (error: unknown) =>
+      StoreError.isInstance(error) && error.reason === "head-moved";
     const other = new HistoryLog({ messages: before!.messages.slice(0, 2) });
-    await expect(commitTurn(other, [runtime(3)], stale)).rejects.toSatisfy(
-      (error) => StoreError.isInstance(error) && error.reason === "head-moved",
-    );
+    await expect(appendTurn(other, [runtime(3)], stale)).rejects.toSatisfy(headMoved);
+    await expect(appendTurn(new HistoryLog(), [runtime(3)], null)).rejects.toSatisfy(headMoved);
+    const epoch = other.checkEpoch([runtime(3)]);
+    await expect(
+      store.startEpoch({
+        ...conversation,
+        expected: stale,
+        messages: epoch.appended,
+        digests: epoch.digests,
+        next: { epoch: 1, headDigest: epoch.headDigest, messageCount: 1 },
+      }),
+    ).rejects.toSatisfy(headMoved);
+    await expect(
+      store.recordRun({
+        ...conversation,
+        expected: stale,
+        run: { runId: "r9", status: "completed" },
+        lastRunId: "r9",
+      }),
+    ).rejects.toSatisfy(headMoved);
     expect(await store.load("t", "c")).toEqual(before);
+    expect(await store.getRun({ ...conversation, runId: "r9" })).toBeUndefined();
+  });
+
+  it("refuses writes that cannot be right before touching anything", async () => {
+    const log = new HistoryLog();
+    await appendTurn(log, [runtime(1)], null);
+    const expected = version(log);
+    const checked = log.check([answer(1)]);
+    const invalid = (error: unknown) =>
+      StoreError.isInstance(error) && error.reason === "invalid-write";
+    const base = {
+      ...conversation,
+      expected,
+      messages: checked.appended,
+      digests: checked.digests,
+      next: { epoch: 0, headDigest: checked.headDigest, messageCount: 2 },
+    };
+    await expect(store.appendMessages({ ...base, digests: [] })).rejects.toSatisfy(invalid);
+    await expect(
+      store.appendMessages({ ...base, next: { ...base.next, messageCount: 5 } }),
+    ).rejects.toSatisfy(invalid);
+    await expect(
+      store.appendMessages({ ...base, next: { ...base.next, epoch: 1 } }),
+    ).rejects.toSatisfy(invalid);
+    await expect(
+      store.startEpoch({ ...base, next: { ...base.next, epoch: 0, messageCount: 1 } }),
+    ).rejects.toSatisfy(invalid);
+    expect(await store.headVersion("t", "c")).toEqual(expected);
   });
 
   it("starts a new epoch with a replacement history", async () => {
     const log = new HistoryLog();
-    await commitTurn(log, [runtime(1), answer(1)], null);
+    await appendTurn(log, [runtime(1), answer(1)], null);
     const expected = version(log);
-    log.startEpoch([runtime(1)]);
-    await store.commit({
-      tenant: "t",
-      conversationId: "c",
+    const next = log.checkEpoch([runtime(1)]);
+    await store.startEpoch({
+      ...conversation,
       expected,
-      mode: "new-epoch",
-      messages: log.messages,
-      digests: [log.digestAt(0)!],
-      next: version(log),
+      messages: next.appended,
+      digests: next.digests,
+      next: { epoch: 1, headDigest: next.headDigest, messageCount: 1 },
+      lastRunId: "r5",
     });
     const loaded = await store.load("t", "c");
     expect(loaded?.epoch).toBe(1);
     expect(loaded?.messages.map((m) => m.id)).toEqual([runtime(1).id]);
+    expect(loaded?.headDigest).toBe(next.headDigest);
+    expect(loaded?.lastRunId).toBe("r5");
+  });
+
+  it("records a run with the accepted run, usage and last input of a stored head", async () => {
+    const log = new HistoryLog();
+    await appendTurn(log, [runtime(1), answer(1)], null, { lastRunId: "r1" });
+    const usage = { inputTokens: 10, cachedInputTokens: 4, cacheWriteTokens: 2, outputTokens: 3 };
+    await store.recordRun({
+      ...conversation,
+      expected: version(log),
+      run: { runId: "r1", status: "completed", finalText: "a1" },
+      usage,
+      lastInput: { inputTokens: 10, messageCount: 2 },
+    });
+    await store.recordRun({
+      ...conversation,
+      expected: version(log),
+      run: { runId: "r2", status: "awaiting-tools" },
+      lastRunId: "r2",
+    });
+    const loaded = await store.load("t", "c");
+    expect(loaded).toMatchObject({
+      lastRunId: "r2",
+      usage,
+      lastInput: { inputTokens: 10, messageCount: 2 },
+      headDigest: log.headDigest,
+    });
+    expect(await store.getRun({ ...conversation, runId: "r1" })).toEqual({
+      runId: "r1",
+      status: "completed",
+      finalText: "a1",
+    });
+    expect(await store.getRun({ ...conversation, runId: "r2" })).toEqual({
+      runId: "r2",
+      status: "awaiting-tools",
+    });
+  });
+
+  it("records the run of a conversation it does not have, and nothing else", async () => {
+    await store.recordRun({
+      ...conversation,
+      expected: null,
+      run: {
+        runId: "r1",
+        status: "failed",
+        error: { code: "provider_error", message: "down" },
+      },
+    });
+    expect(await store.getRun({ ...conversation, runId: "r1" })).toEqual({
+      runId: "r1",
+      status: "failed",
+      error: { code: "provider_error", message: "down" },
+    });
+    expect(await store.load("t", "c")).toBeUndefined();
   });
 
   it("detects a tampered blob on load", async () => {
     const log = new HistoryLog();
-    await commitTurn(log, [runtime(1)], null);
+    await appendTurn(log, [runtime(1)], null);
     const raw = new Database(join(dir, "gateway.sqlite"));
     raw.prepare("UPDATE blobs SET bytes = ?").run(Buffer.from('{"tampered":true}'));
     raw.close();
     await expect(store.load("t", "c")).rejects.toSatisfy(
       (error) => StoreError.isInstance(error) && error.reason === "corrupt",
     );
+  });
+
+  it("opens a data folder written by the previous gateway (same schema, same rows)", async () => {
+    await store.close();
+    rmSync(join(dir, "gateway.sqlite"), { force: true });
+    // The rows the previous `commit` wrote, by hand: blobs of canonical JSON under their digest.
+    const raw = new Database(join(dir, "gateway.sqlite"));
+    raw.exec(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+    );
+    for (const migration of migrations) {
+      raw.exec(migration.sql);
+      raw
+        .prepare("INSERT INTO schema_migrations VALUES (?, ?, ?)")
+        .run(migration.version, migration.description, 1);
+    }
+    const messages = [runtime(1), answer(1)];
+    const log = new HistoryLog({ messages });
+    messages.forEach((message, seq) => {
+      const digest = messageDigest(message);
+      raw
+        .prepare("INSERT INTO blobs VALUES (?, ?)")
+        .run(digest, Buffer.from(canonicalJson(message)));
+      raw
+        .prepare("INSERT INTO messages VALUES ('t', 'c', 0, ?, ?, ?)")
+        .run(seq, message.id, digest);
+    });
+    raw
+      .prepare(
+        `INSERT INTO conversations (tenant, conversation_id, epoch, message_count, head_digest, last_run_id,
+           created_at, updated_at, prompt_spec_input) VALUES ('t', 'c', 0, 2, ?, 'r1', 1, 1, '{"mcpServers":[]}')`,
+      )
+      .run(log.headDigest);
+    raw.close();
+    store = new SqliteStore({ path: join(dir, "gateway.sqlite") });
+    const loaded = await store.load("t", "c");
+    expect(loaded).toMatchObject({
+      epoch: 0,
+      headDigest: log.headDigest,
+      lastRunId: "r1",
+      promptSpecInput: { mcpServers: [] },
+    });
+    expect(loaded?.messages).toEqual(messages);
+    await appendTurn(log, [runtime(2)], version(log));
+    expect((await store.load("t", "c"))?.messages).toHaveLength(3);
   });
 
   it("holds one run per conversation until released or the lease expires", async () => {
@@ -135,15 +328,5 @@ describe("SqliteStore", () => {
       await store.acquireRun({ tenant: "t", conversationId: "c", runId: "r3", leaseMs: 100 }),
     ).toBe(true);
     expect(await store.clearRunLocks()).toBe(2);
-  });
-
-  it("records runs", async () => {
-    await store.saveRun("t", "c", { runId: "r1", status: "running" });
-    await store.saveRun("t", "c", { runId: "r1", status: "completed", finalText: "done" });
-    expect(await store.getRun("t", "c", "r1")).toEqual({
-      runId: "r1",
-      status: "completed",
-      finalText: "done",
-    });
   });
 });

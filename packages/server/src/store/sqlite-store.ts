@@ -1,40 +1,20 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
-import { CursorError, canonicalJson, canonicalMessageSchema, sha256Hex } from "@cursor/run";
+import { InvalidHistoryError, canonicalJson, decodeCanonicalMessage } from "@cursor/run";
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
 import type {
-  CommitInput,
+  AppendMessagesInput,
   GatewayStore,
   HeadVersion,
+  RecordRunInput,
+  StartEpochInput,
   StoredConversation,
   StoredRun,
+  StoredTurn,
 } from "./gateway-store.js";
 import { migrations } from "./migrations.js";
-
-const storeErrorMarker = Symbol.for("cursor.error.store");
-export type StoreErrorReason = "head-moved" | "corrupt" | "migration";
-
-/** A commit lost an optimistic-concurrency race, or stored data failed verification. */
-export class StoreError extends CursorError {
-  readonly [storeErrorMarker] = true;
-  readonly reason: StoreErrorReason;
-  constructor({
-    reason,
-    message,
-    cause,
-  }: {
-    reason: StoreErrorReason;
-    message: string;
-    cause?: unknown;
-  }) {
-    super({ name: "StoreError", message, cause });
-    this.reason = reason;
-  }
-  static override isInstance(error: unknown): error is StoreError {
-    return typeof error === "object" && error !== null && storeErrorMarker in error;
-  }
-}
+import { StoreError } from "./store-error.js";
 
 interface ConversationRow {
   epoch: number;
@@ -58,12 +38,12 @@ interface RunRow {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** The embedded default store: one SQLite file in WAL mode, migrations applied on open. */
 export class SqliteStore implements GatewayStore {
   readonly #db: Database.Database;
   readonly #now: () => number;
+  readonly #statements: ReturnType<typeof prepareStatements>;
 
   constructor({ path, now = Date.now }: { path: string; now?: () => number }) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -74,6 +54,7 @@ export class SqliteStore implements GatewayStore {
     this.#db.pragma("busy_timeout = 5000");
     this.#now = now;
     this.#migrate();
+    this.#statements = prepareStatements(this.#db);
   }
 
   /** The schema version after migrations. */
@@ -170,20 +151,22 @@ export class SqliteStore implements GatewayStore {
   }
 
   #decodeMessage(row: { message_id: string; blob_id: string; bytes: Buffer }): CanonicalMessage {
-    if (sha256Hex(row.bytes) !== row.blob_id) {
-      throw new StoreError({
-        reason: "corrupt",
-        message: `blob ${row.blob_id} does not match its content`,
-      });
+    let message: CanonicalMessage;
+    try {
+      // One hash per message: its bytes against its content address. The decoded message carries
+      // that digest into the HistoryLog built from it.
+      message = decodeCanonicalMessage({ bytes: row.bytes, digest: row.blob_id });
+    } catch (error) {
+      if (!InvalidHistoryError.isInstance(error)) throw error;
+      throw new StoreError({ reason: "corrupt", message: error.message, cause: error });
     }
-    const parsed = canonicalMessageSchema.safeParse(JSON.parse(decoder.decode(row.bytes)));
-    if (!parsed.success || parsed.data.id !== row.message_id) {
+    if (message.id !== row.message_id) {
       throw new StoreError({
         reason: "corrupt",
         message: `message ${row.message_id} is not a valid canonical message`,
       });
     }
-    return parsed.data;
+    return message;
   }
 
   #conversationRow(tenant: string, conversationId: string): ConversationRow | undefined {
@@ -204,128 +187,172 @@ export class SqliteStore implements GatewayStore {
       : { epoch: row.epoch, headDigest: row.head_digest, messageCount: row.message_count };
   }
 
-  async commit(input: CommitInput): Promise<void> {
-    if (input.messages.length !== input.digests.length) {
-      throw new StoreError({
-        reason: "corrupt",
-        message: "every committed message needs its digest",
-      });
-    }
-    const now = this.#now();
+  async appendMessages(input: AppendMessagesInput): Promise<void> {
+    const firstSeq = input.expected?.messageCount ?? 0;
+    this.#checkWrite(input, {
+      epochMatches: input.expected === null || input.next.epoch === input.expected.epoch,
+      firstSeq,
+    });
     this.#db.transaction(() => {
-      const current = this.#conversationRow(input.tenant, input.conversationId);
-      const matches =
-        input.expected === null
-          ? current === undefined
-          : current !== undefined &&
-            current.epoch === input.expected.epoch &&
-            current.head_digest === input.expected.headDigest;
-      if (!matches) {
-        throw new StoreError({
-          reason: "head-moved",
-          message: `conversation ${input.conversationId} changed since this turn started`,
-        });
-      }
-      const insertBlob = this.#db.prepare("INSERT OR IGNORE INTO blobs (id, bytes) VALUES (?, ?)");
-      const insertMessage = this.#db.prepare(
-        "INSERT INTO messages (tenant, conversation_id, epoch, seq, message_id, blob_id) VALUES (?, ?, ?, ?, ?, ?)",
-      );
-      const firstSeq = input.mode === "append" ? (input.expected?.messageCount ?? 0) : 0;
-      input.messages.forEach((message, offset) => {
-        // Canonical JSON, so the bytes hash to the message digest (its content address).
-        const bytes = encoder.encode(canonicalJson(message));
-        const digest = input.digests[offset]!;
-        insertBlob.run(digest, Buffer.from(bytes));
-        insertMessage.run(
-          input.tenant,
-          input.conversationId,
-          input.next.epoch,
-          firstSeq + offset,
-          message.id,
-          digest,
-        );
-      });
-      const usage = input.usage;
-      if (current === undefined) {
-        this.#db
-          .prepare(
-            `INSERT INTO conversations (tenant, conversation_id, epoch, message_count, head_digest, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            input.tenant,
-            input.conversationId,
-            input.next.epoch,
-            input.next.messageCount,
-            input.next.headDigest,
-            now,
-            now,
-          );
-      }
-      this.#db
-        .prepare(
-          `UPDATE conversations SET epoch = ?, message_count = ?, head_digest = ?, updated_at = ?,
-             last_run_id = COALESCE(?, last_run_id),
-             input_tokens = COALESCE(?, input_tokens), cached_input_tokens = COALESCE(?, cached_input_tokens),
-             cache_write_tokens = COALESCE(?, cache_write_tokens), output_tokens = COALESCE(?, output_tokens),
-             last_input_tokens = COALESCE(?, last_input_tokens),
-             last_input_message_count = COALESCE(?, last_input_message_count),
-             prompt_spec_input = COALESCE(?, prompt_spec_input)
-           WHERE tenant = ? AND conversation_id = ?`,
-        )
-        .run(
-          input.next.epoch,
-          input.next.messageCount,
-          input.next.headDigest,
-          now,
-          input.lastRunId ?? null,
-          usage?.inputTokens ?? null,
-          usage?.cachedInputTokens ?? null,
-          usage?.cacheWriteTokens ?? null,
-          usage?.outputTokens ?? null,
-          input.lastInput?.inputTokens ?? null,
-          input.lastInput?.messageCount ?? null,
-          input.promptSpecInput === undefined ? null : JSON.stringify(input.promptSpecInput),
-          input.tenant,
-          input.conversationId,
-        );
-      if (input.turns !== undefined && input.turns.length > 0) {
-        const nextSeq = (
-          this.#db
-            .prepare(
-              "SELECT COALESCE(MAX(seq) + 1, 0) AS seq FROM turns WHERE tenant = ? AND conversation_id = ?",
-            )
-            .get(input.tenant, input.conversationId) as { seq: number }
-        ).seq;
-        const upsertTurn = this.#db.prepare(
-          `INSERT INTO turns (tenant, conversation_id, seq, event_id, record) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (tenant, conversation_id, event_id) DO UPDATE SET record = excluded.record`,
-        );
-        input.turns.forEach((turn, offset) => {
-          upsertTurn.run(
-            input.tenant,
-            input.conversationId,
-            nextSeq + offset,
-            turn.eventId,
-            JSON.stringify(turn.record),
-          );
-        });
-      }
-      if (input.run !== undefined)
-        this.#saveRun(input.tenant, input.conversationId, input.run, now);
+      const current = this.#guard(input);
+      this.#insertMessages(input, firstSeq);
+      this.#moveHead(input, current === undefined);
     })();
   }
 
-  async getRun(
-    tenant: string,
-    conversationId: string,
-    runId: string,
-  ): Promise<StoredRun | undefined> {
-    const row = this.#db
-      .prepare(
-        "SELECT run_id, status, error, final_text FROM runs WHERE tenant = ? AND conversation_id = ? AND run_id = ?",
-      )
-      .get(tenant, conversationId, runId) as RunRow | undefined;
+  async startEpoch(input: StartEpochInput): Promise<void> {
+    this.#checkWrite(input, {
+      epochMatches: input.expected === null || input.next.epoch === input.expected.epoch + 1,
+      firstSeq: 0,
+    });
+    this.#db.transaction(() => {
+      const current = this.#guard(input);
+      this.#insertMessages(input, 0);
+      this.#moveHead(input, current === undefined);
+    })();
+  }
+
+  async recordRun(input: RecordRunInput): Promise<void> {
+    const now = this.#now();
+    if (input.expected === null) {
+      // The conversation is not stored (its first model call failed, or it only replayed a
+      // hydrated head): the run's row only, so a retry finds how it ended.
+      this.#saveRun(input, now);
+      return;
+    }
+    const expected = input.expected;
+    this.#db.transaction(() => {
+      this.#guard({ ...input, expected });
+      const usage = input.usage;
+      this.#statements.recordRunMetadata.run(
+        now,
+        input.lastRunId ?? null,
+        usage?.inputTokens ?? null,
+        usage?.cachedInputTokens ?? null,
+        usage?.cacheWriteTokens ?? null,
+        usage?.outputTokens ?? null,
+        input.lastInput?.inputTokens ?? null,
+        input.lastInput?.messageCount ?? null,
+        input.tenant,
+        input.conversationId,
+      );
+      this.#saveRun(input, now);
+    })();
+  }
+
+  /** Refuses a write that cannot be right before a transaction opens. */
+  #checkWrite(
+    input: AppendMessagesInput | StartEpochInput,
+    { epochMatches, firstSeq }: { epochMatches: boolean; firstSeq: number },
+  ): void {
+    const problem =
+      input.messages.length !== input.digests.length
+        ? "every written message needs its digest"
+        : !epochMatches
+          ? `epoch ${input.next.epoch} does not follow the expected head's epoch ${input.expected?.epoch}`
+          : input.next.messageCount !== firstSeq + input.messages.length
+            ? `the next head counts ${input.next.messageCount} messages, the write makes ${firstSeq + input.messages.length}`
+            : undefined;
+    if (problem !== undefined) {
+      throw new StoreError({
+        reason: "invalid-write",
+        message: `conversation ${input.conversationId}: ${problem}`,
+      });
+    }
+  }
+
+  /** Optimistic concurrency: the store must hold exactly the head the writer started from. */
+  #guard(input: {
+    tenant: string;
+    conversationId: string;
+    expected: HeadVersion | null;
+  }): ConversationRow | undefined {
+    const current = this.#conversationRow(input.tenant, input.conversationId);
+    const matches =
+      input.expected === null
+        ? current === undefined
+        : current !== undefined &&
+          current.epoch === input.expected.epoch &&
+          current.head_digest === input.expected.headDigest;
+    if (!matches) {
+      throw new StoreError({
+        reason: "head-moved",
+        message: `conversation ${input.conversationId} changed since this turn started`,
+      });
+    }
+    return current;
+  }
+
+  #insertMessages(input: AppendMessagesInput | StartEpochInput, firstSeq: number): void {
+    input.messages.forEach((message, offset) => {
+      // Canonical JSON, so the bytes hash to the message digest (its content address).
+      const digest = input.digests[offset]!;
+      this.#statements.insertBlob.run(digest, Buffer.from(encoder.encode(canonicalJson(message))));
+      this.#statements.insertMessage.run(
+        input.tenant,
+        input.conversationId,
+        input.next.epoch,
+        firstSeq + offset,
+        message.id,
+        digest,
+      );
+    });
+  }
+
+  #moveHead(input: AppendMessagesInput | StartEpochInput, create: boolean): void {
+    const now = this.#now();
+    if (create) {
+      this.#statements.insertConversation.run(
+        input.tenant,
+        input.conversationId,
+        input.next.epoch,
+        input.next.messageCount,
+        input.next.headDigest,
+        now,
+        now,
+      );
+    }
+    this.#statements.moveHead.run(
+      input.next.epoch,
+      input.next.messageCount,
+      input.next.headDigest,
+      now,
+      input.lastRunId ?? null,
+      input.promptSpecInput === undefined ? null : JSON.stringify(input.promptSpecInput),
+      input.tenant,
+      input.conversationId,
+    );
+    if (input.turns !== undefined && input.turns.length > 0) this.#upsertTurns(input, input.turns);
+  }
+
+  #upsertTurns(
+    input: { tenant: string; conversationId: string },
+    turns: readonly StoredTurn[],
+  ): void {
+    const { seq } = this.#statements.nextTurnSeq.get(input.tenant, input.conversationId) as {
+      seq: number;
+    };
+    turns.forEach((turn, offset) => {
+      this.#statements.upsertTurn.run(
+        input.tenant,
+        input.conversationId,
+        seq + offset,
+        turn.eventId,
+        JSON.stringify(turn.record),
+      );
+    });
+  }
+
+  async getRun({
+    tenant,
+    conversationId,
+    runId,
+  }: {
+    tenant: string;
+    conversationId: string;
+    runId: string;
+  }): Promise<StoredRun | undefined> {
+    const row = this.#statements.getRun.get(tenant, conversationId, runId) as RunRow | undefined;
     if (row === undefined) return undefined;
     return {
       runId: row.run_id,
@@ -337,29 +364,21 @@ export class SqliteStore implements GatewayStore {
     };
   }
 
-  async saveRun(tenant: string, conversationId: string, run: StoredRun): Promise<void> {
-    this.#saveRun(tenant, conversationId, run, this.#now());
-  }
-
-  #saveRun(tenant: string, conversationId: string, run: StoredRun, now: number): void {
+  #saveRun(
+    { tenant, conversationId, run }: { tenant: string; conversationId: string; run: StoredRun },
+    now: number,
+  ): void {
     const ended = run.status === "running" ? null : now;
-    this.#db
-      .prepare(
-        `INSERT INTO runs (tenant, conversation_id, run_id, status, error, final_text, started_at, ended_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (tenant, conversation_id, run_id) DO UPDATE SET
-           status = excluded.status, error = excluded.error, final_text = excluded.final_text, ended_at = excluded.ended_at`,
-      )
-      .run(
-        tenant,
-        conversationId,
-        run.runId,
-        run.status,
-        run.error === undefined ? null : JSON.stringify(run.error),
-        run.finalText ?? null,
-        now,
-        ended,
-      );
+    this.#statements.saveRun.run(
+      tenant,
+      conversationId,
+      run.runId,
+      run.status,
+      run.error === undefined ? null : JSON.stringify(run.error),
+      run.finalText ?? null,
+      now,
+      ended,
+    );
   }
 
   async acquireRun({
@@ -429,4 +448,49 @@ export class SqliteStore implements GatewayStore {
   async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
   }
+}
+
+/** The write path's statements, prepared once per connection (after the migrations ran). */
+function prepareStatements(db: Database.Database) {
+  return {
+    insertBlob: db.prepare("INSERT OR IGNORE INTO blobs (id, bytes) VALUES (?, ?)"),
+    insertMessage: db.prepare(
+      "INSERT INTO messages (tenant, conversation_id, epoch, seq, message_id, blob_id) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+    insertConversation: db.prepare(
+      `INSERT INTO conversations (tenant, conversation_id, epoch, message_count, head_digest, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    moveHead: db.prepare(
+      `UPDATE conversations SET epoch = ?, message_count = ?, head_digest = ?, updated_at = ?,
+         last_run_id = COALESCE(?, last_run_id),
+         prompt_spec_input = COALESCE(?, prompt_spec_input)
+       WHERE tenant = ? AND conversation_id = ?`,
+    ),
+    recordRunMetadata: db.prepare(
+      `UPDATE conversations SET updated_at = ?,
+         last_run_id = COALESCE(?, last_run_id),
+         input_tokens = COALESCE(?, input_tokens), cached_input_tokens = COALESCE(?, cached_input_tokens),
+         cache_write_tokens = COALESCE(?, cache_write_tokens), output_tokens = COALESCE(?, output_tokens),
+         last_input_tokens = COALESCE(?, last_input_tokens),
+         last_input_message_count = COALESCE(?, last_input_message_count)
+       WHERE tenant = ? AND conversation_id = ?`,
+    ),
+    nextTurnSeq: db.prepare(
+      "SELECT COALESCE(MAX(seq) + 1, 0) AS seq FROM turns WHERE tenant = ? AND conversation_id = ?",
+    ),
+    upsertTurn: db.prepare(
+      `INSERT INTO turns (tenant, conversation_id, seq, event_id, record) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, conversation_id, event_id) DO UPDATE SET record = excluded.record`,
+    ),
+    getRun: db.prepare(
+      "SELECT run_id, status, error, final_text FROM runs WHERE tenant = ? AND conversation_id = ? AND run_id = ?",
+    ),
+    saveRun: db.prepare(
+      `INSERT INTO runs (tenant, conversation_id, run_id, status, error, final_text, started_at, ended_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant, conversation_id, run_id) DO UPDATE SET
+         status = excluded.status, error = excluded.error, final_text = excluded.final_text, ended_at = excluded.ended_at`,
+    ),
+  };
 }

@@ -1,0 +1,79 @@
+import type { ProviderAdapter } from "@cursor/run";
+import type { ModelConfig, ModelEffort } from "./model-config.js";
+
+/**
+ * Anthropic's reasoning setting is a thinking budget in tokens (≥ 1024, below `max_tokens`):
+ * each effort gets a budget, and `max_tokens` grows by it so the answer keeps its room.
+ */
+export const anthropicThinkingBudgets: Record<Exclude<ModelEffort, "none">, number> = {
+  minimal: 1024,
+  low: 2048,
+  medium: 8192,
+  high: 16_384,
+  xhigh: 32_000,
+};
+
+/**
+ * The provider adapter of one catalog entry. The key goes to the provider package and nowhere
+ * else. Each provider package (and its SDK) is loaded only when an entry first needs it: a
+ * gateway start, and so a restart after a crash, does not pay for SDKs it never calls.
+ * `simulatedBaseURL` is the gateway's in-process fake provider (for `simulated` entries).
+ */
+export async function createModelAdapter({
+  entry,
+  simulatedBaseURL,
+}: {
+  entry: ModelConfig;
+  simulatedBaseURL: () => Promise<string>;
+}): Promise<ProviderAdapter> {
+  const connection = {
+    ...(entry.apiKey === undefined ? {} : { apiKey: entry.apiKey }),
+    ...(entry.baseURL === undefined ? {} : { baseURL: entry.baseURL }),
+  };
+  switch (entry.provider) {
+    case "openai-responses": {
+      const { createOpenAIResponsesAdapter } = await import("@cursor/provider-openai-responses");
+      return createOpenAIResponsesAdapter({
+        ...connection,
+        ...(entry.effort === undefined ? {} : { reasoningEffort: entry.effort }),
+      });
+    }
+    case "openai-chat": {
+      // @cursor/provider-openai-chat has no reasoning option: an entry's effort stays in the
+      // catalog only.
+      const { createOpenAIChatAdapter } = await import("@cursor/provider-openai-chat");
+      return createOpenAIChatAdapter(connection);
+    }
+    case "anthropic": {
+      const { createAnthropicAdapter, defaultAnthropicMaxTokens } =
+        await import("@cursor/provider-anthropic");
+      const budget =
+        entry.effort === undefined || entry.effort === "none"
+          ? undefined
+          : anthropicThinkingBudgets[entry.effort];
+      return createAnthropicAdapter({
+        ...connection,
+        ...(budget === undefined
+          ? {}
+          : { thinking: { budgetTokens: budget }, maxTokens: defaultAnthropicMaxTokens + budget }),
+      });
+    }
+    case "simulated": {
+      // The testkit's fake OpenAI Responses server with its prefix-cache simulation: everything
+      // works offline, usage shows real cache behaviour.
+      const [{ createOpenAIResponsesAdapter }, baseURL] = await Promise.all([
+        import("@cursor/provider-openai-responses"),
+        simulatedBaseURL(),
+      ]);
+      return createOpenAIResponsesAdapter({
+        apiKey: "simulated",
+        baseURL,
+        ...(entry.effort === undefined ? {} : { reasoningEffort: entry.effort }),
+      });
+    }
+    default: {
+      const exhaustive: never = entry.provider;
+      throw new Error(`unknown provider ${String(exhaustive)}`);
+    }
+  }
+}
