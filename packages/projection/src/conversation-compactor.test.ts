@@ -102,9 +102,9 @@ describe("createConversationCompactor", () => {
   });
 
   it("manual: only the summary, then the current initial messages if any", async () => {
-    expect(ids((await compacted({ reason: "manual", currentMessages: [] })).history.messages)).toEqual(
-      ["summary:3"],
-    );
+    expect(
+      ids((await compacted({ reason: "manual", currentMessages: [] })).history.messages),
+    ).toEqual(["summary:3"]);
     expect(
       ids((await compacted({ reason: "manual", currentMessages: [current] })).history.messages),
     ).toEqual(["summary:3", current.id]);

@@ -2,10 +2,7 @@ export { abandonedToolCallText, closeAbandonedToolCalls } from "./abandoned-tool
 export { headFromCheckpointState, headToCheckpointState } from "./checkpoint-projection.js";
 export { commitTurnPlan, recordTurnPlan } from "./commit-turn-plan.js";
 export { createConversationCompactor } from "./conversation-compactor.js";
-export type {
-  CompactionReason,
-  ConversationCompactorOptions,
-} from "./conversation-compactor.js";
+export type { CompactionReason, ConversationCompactorOptions } from "./conversation-compactor.js";
 export {
   appendTurns,
   createConversationHead,

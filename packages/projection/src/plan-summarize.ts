@@ -19,7 +19,13 @@ export function planSummarize({
 }): TurnPlan {
   const { messages } = head.history;
   const empty = messages.length === 0 || (messages.length === 1 && messages[0]!.kind === "summary");
-  const base = { action: "summarize", runId, acceptedRunId: runId, newTurns: [], retry: false } as const;
+  const base = {
+    action: "summarize",
+    runId,
+    acceptedRunId: runId,
+    newTurns: [],
+    retry: false,
+  } as const;
   return finalizeTurnPlan({
     head,
     draft: empty

@@ -50,9 +50,10 @@ describe("planToolResults", () => {
     ]);
     expect(plan).toMatchObject({ action: "tool-results", next: "call-model", retry: false });
     expect(plan).not.toHaveProperty("pendingToolCalls");
-    expect(
-      plan.next === "call-model" && plan.currentInitialMessages.map((m) => m.kind),
-    ).toEqual(["request-context", "runtime"]);
+    expect(plan.next === "call-model" && plan.currentInitialMessages.map((m) => m.kind)).toEqual([
+      "request-context",
+      "runtime",
+    ]);
     expect(plan.turn?.runId).toBe("r1");
   });
 

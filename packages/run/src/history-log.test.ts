@@ -1,7 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
 import { HistoryConflictError, InvalidHistoryError } from "./errors.js";
 import * as canonical from "./canonical-json.js";
-import { HistoryLog, chainHeadDigest, decodeCanonicalMessage, messageDigest } from "./history-log.js";
+import {
+  HistoryLog,
+  chainHeadDigest,
+  decodeCanonicalMessage,
+  messageDigest,
+} from "./history-log.js";
 import {
   createAssistantMessage,
   createRequestContextMessage,
@@ -156,9 +161,9 @@ describe("HistoryLog digests", () => {
     expect(log.epoch).toBe(1);
     expect(started.headDigest).toBe(next.headDigest);
     expect(log.headDigest).toBe(next.headDigest);
-    expect(() => log.checkEpoch([createToolResultMessage({ callId: "x", name: "read", content: "" })])).toThrow(
-      InvalidHistoryError,
-    );
+    expect(() =>
+      log.checkEpoch([createToolResultMessage({ callId: "x", name: "read", content: "" })]),
+    ).toThrow(InvalidHistoryError);
   });
 
   it("hashes each message once: the checked copies carry their digest into append, a new log and a new epoch", () => {
@@ -202,8 +207,8 @@ describe("HistoryLog digests", () => {
       decodeCanonicalMessage({ bytes: pretty, digest: canonical.sha256Hex(pretty) }),
     ).toThrow(/not a valid canonical message/);
     const junk = new TextEncoder().encode("{not json");
-    expect(() => decodeCanonicalMessage({ bytes: junk, digest: canonical.sha256Hex(junk) })).toThrow(
-      /is not JSON/,
-    );
+    expect(() =>
+      decodeCanonicalMessage({ bytes: junk, digest: canonical.sha256Hex(junk) }),
+    ).toThrow(/is not JSON/);
   });
 });

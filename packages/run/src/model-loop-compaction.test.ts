@@ -79,7 +79,11 @@ describe("runModelLoop: compaction", () => {
     const { commits, options } = harness(history, provider);
     const outcome = await runModelLoop(options({ runId: "r1", pending: [turn("m1")], compaction }));
     expect(outcome.reason).toBe("failed");
-    expect(outcome.error).toEqual({ code: "context_overflow", message: "too long", retryable: false });
+    expect(outcome.error).toEqual({
+      code: "context_overflow",
+      message: "too long",
+      retryable: false,
+    });
     expect(provider.requests).toHaveLength(2);
     expect(persisted).toHaveLength(1);
     expect(commits).toEqual([]);
@@ -206,7 +210,11 @@ describe("runModelLoop: compaction", () => {
         compaction: { compact: () => Promise.reject(new Error("store down")) },
       }),
     );
-    expect(outcome.error).toEqual({ code: "compaction_failed", message: "store down", retryable: false });
+    expect(outcome.error).toEqual({
+      code: "compaction_failed",
+      message: "store down",
+      retryable: false,
+    });
     expect(history.headDigest).toBe(head);
   });
 });

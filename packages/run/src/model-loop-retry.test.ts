@@ -66,8 +66,16 @@ describe("runModelLoop: retries", () => {
     // retry 1 honours retry-after; retry 2: 500·2 = 1000 → 500 + 500·0.5; retry 3: 2000 → 1500.
     expect(clock.sleeps).toEqual([1234, 750, 1500]);
     expect(events.filter((e) => e.type === "retry").map((e) => e.data)).toEqual([
-      { attempt: 1, delayMs: 1234, error: { code: "rate_limited", message: "slow", retryable: true } },
-      { attempt: 2, delayMs: 750, error: { code: "provider_error", message: "oops", retryable: true } },
+      {
+        attempt: 1,
+        delayMs: 1234,
+        error: { code: "rate_limited", message: "slow", retryable: true },
+      },
+      {
+        attempt: 2,
+        delayMs: 750,
+        error: { code: "provider_error", message: "oops", retryable: true },
+      },
       {
         attempt: 3,
         delayMs: 1500,
