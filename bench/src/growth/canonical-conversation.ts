@@ -93,12 +93,12 @@ export class CanonicalConversation {
       now: new Date(Date.parse(event.body.timestamp)),
     });
     const t1 = performance.now();
-    if (plan.compaction === "manual") throw new Error("generate the session without compaction");
+    if (plan.next === "compact") throw new Error("generate the session without compaction");
     this.head = commitTurnPlan({ head: this.head, plan });
     const t2 = performance.now();
     const added: CanonicalMessage[] = [...plan.appended];
     const reply = event.replies[0];
-    const modelCalled = plan.callModel && !plan.alreadyCompleted && reply !== undefined;
+    const modelCalled = plan.next === "call-model" && reply !== undefined;
     if (modelCalled) {
       beforeAnswer?.(plan);
       const answer = assistantFromReply({

@@ -1,10 +1,18 @@
 import Database from "better-sqlite3";
-import type { CommitInput } from "@cursor/server";
+import type { HeadVersion, StoredRun } from "@cursor/server";
+
+/** What a measured write stored: where, the head after it, and the run it recorded (if any). */
+export interface MeasuredWrite {
+  readonly tenant: string;
+  readonly conversationId: string;
+  readonly next: HeadVersion;
+  readonly run?: StoredRun;
+}
 
 const integerBytes = 8;
 
 /**
- * Measures what a `SqliteStore.commit` adds to the database, in payload bytes: the blob bytes
+ * Measures what a request's `SqliteStore` writes (`appendMessages`, then `recordRun`) add to the database, in payload bytes: the blob bytes
  * of messages the store did not hold yet, plus the column bytes of the message, turn and run
  * rows it inserts (TEXT/BLOB lengths, 8 per INTEGER). Page and index overhead are not counted:
  * the figure is what the commit has to persist, comparable across history lengths. Reads the
@@ -18,7 +26,7 @@ export class StoreWriteMeter {
   }
 
   /** Blob ids of `input` the store does not hold yet (call before the commit). */
-  newBlobIds(input: Pick<CommitInput, "digests">): Set<string> {
+  newBlobIds(input: { readonly digests: readonly string[] }): Set<string> {
     const exists = this.#db.prepare("SELECT 1 FROM blobs WHERE id = ?");
     return new Set(input.digests.filter((digest) => exists.get(digest) === undefined));
   }
@@ -30,7 +38,7 @@ export class StoreWriteMeter {
     firstSeq,
     firstTurnSeq,
   }: {
-    input: CommitInput;
+    input: MeasuredWrite;
     newBlobIds: ReadonlySet<string>;
     /** Seq of the first message row the commit inserted. */
     firstSeq: number;

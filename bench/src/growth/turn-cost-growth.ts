@@ -7,7 +7,7 @@ import type { TurnRecord } from "@cursor/projection";
 import { canonicalJson, toModelRequest } from "@cursor/run";
 import type { CanonicalMessage, ProviderAdapter } from "@cursor/run";
 import { SqliteStore } from "@cursor/server";
-import type { CommitInput, HeadVersion } from "@cursor/server";
+import type { AppendMessagesInput, HeadVersion, StoredRun } from "@cursor/server";
 import { generateAgentSession } from "@cursor/testkit";
 import type { BenchProvider } from "../harness/gateway-harness.js";
 import { promptSpecFor } from "../harness/prompt-spec-for.js";
@@ -120,32 +120,40 @@ export async function measureGrowth(options: GrowthOptions): Promise<GrowthRow[]
     turns: [],
   };
 
-  const commit = async (
-    extra: Partial<CommitInput> = {},
-  ): Promise<{ bytes: number; ms: number }> => {
+  // The gateway's writes of one request: its messages (with the turn), then the run's record.
+  const commit = async (run?: StoredRun): Promise<{ bytes: number; ms: number }> => {
     const history = conversation.head.history;
     const count = unstored.messages.length;
     const first = history.length - count;
-    const input: CommitInput = {
+    const input: AppendMessagesInput = {
       tenant,
       conversationId,
       expected: version,
-      mode: "append",
       messages: unstored.messages,
-      digests: unstored.messages.map((_, i) => history.digestAt(first + i)!),
+      digests: history.digests.slice(first),
       next: { epoch: history.epoch, headDigest: history.headDigest, messageCount: history.length },
       turns: unstored.turns.map((turn) => ({ eventId: turn.eventId, record: turn })),
       ...(unstored.lastRunId === undefined ? {} : { lastRunId: unstored.lastRunId }),
-      ...extra,
     };
     const newBlobIds = meter.newBlobIds(input);
     const firstTurnSeq = meter.turnCount(tenant, conversationId);
     const started = performance.now();
-    await store.commit(input);
+    await store.appendMessages(input);
+    if (run !== undefined) {
+      await store.recordRun({ tenant, conversationId, expected: input.next, run });
+    }
     const ms = performance.now() - started;
     version = input.next;
     unstored = { messages: [], turns: [] };
-    return { bytes: meter.bytesAdded({ input, newBlobIds, firstSeq: first, firstTurnSeq }), ms };
+    return {
+      bytes: meter.bytesAdded({
+        input: { ...input, ...(run === undefined ? {} : { run }) },
+        newBlobIds,
+        firstSeq: first,
+        firstTurnSeq,
+      }),
+      ms,
+    };
   };
 
   const writeHeadCheckpoint = async (): Promise<{ bytes: number; ms: number }> => {
@@ -199,7 +207,9 @@ export async function measureGrowth(options: GrowthOptions): Promise<GrowthRow[]
           model,
           promptSpec,
           messages: conversation.head.history.messages,
-          ...(plan.allowedTools === undefined ? {} : { allowedTools: plan.allowedTools }),
+          ...(plan.next !== "call-model" || plan.allowedTools === undefined
+            ? {}
+            : { allowedTools: plan.allowedTools }),
         });
         const t1 = performance.now();
         samples?.project.push(t1 - t0);
@@ -230,10 +240,8 @@ export async function measureGrowth(options: GrowthOptions): Promise<GrowthRow[]
       samples.checkpointBytes.push(checkpoint.bytes);
       samples.checkpointMs.push(checkpoint.ms);
       const stored = await commit({
-        run: {
-          runId: applied.plan.runId,
-          status: applied.plan.pendingToolCalls.length > 0 ? "awaiting-tools" : "completed",
-        },
+        runId: applied.plan.runId,
+        status: applied.plan.next === "await-tools" ? "awaiting-tools" : "completed",
       });
       samples.storeBytes.push(stored.bytes);
       samples.storeMs.push(stored.ms);
