@@ -130,6 +130,8 @@ export class ConversationService {
       promptSpec = promptSpecOf(request, owner.state);
       plan = this.#plan({ owner, request, promptSpec });
       adapter = await this.#options.models.adapter(model.entry);
+      // A shutdown that began while the head loaded must not miss this run.
+      if (this.#closing) throw new GatewayClosingError();
     } catch (error) {
       await release();
       throw error;
