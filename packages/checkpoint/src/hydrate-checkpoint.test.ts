@@ -96,6 +96,9 @@ describe("hydrateCheckpoint", () => {
     expect(history.append([structuredClone(context), structuredClone(runtime)])).toEqual({
       appended: [],
       unchanged: [context, history.get(runtime.id)],
+      digests: [],
+      headDigest: head,
+      length: history.length,
     });
     expect(history.headDigest).toBe(head);
     // Same id, other content; same event id under another id: conflicts.
