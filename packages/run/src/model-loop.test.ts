@@ -170,3 +170,40 @@ describe("runModelLoop: failures commit nothing", () => {
     expect(history.length).toBe(0);
   });
 });
+
+describe("runModelLoop: stream warnings", () => {
+  it("passes a provider's stream warning on as a `warning` event without failing the call", async () => {
+    const history = new HistoryLog();
+    const warning = {
+      type: "unsupported",
+      message: "unknown reasoning shape in delta.reasoning; ignored",
+      path: "choices[0].delta.reasoning",
+    } as const;
+    const provider = scriptedProvider([
+      { events: [{ type: "warning", warning }, ...answer("fine")] },
+    ]);
+    const { events, options } = harness(history, provider);
+    const outcome = await runModelLoop(options({ runId: "r1", pending: [turn("m1")] }));
+    expect(outcome.reason).toBe("completed");
+    expect(outcome.assistant?.text).toBe("fine");
+    expect(events[0]).toEqual({ type: "warning", data: warning });
+  });
+
+  it("a warning is not output: a failure after it is still retried", async () => {
+    const history = new HistoryLog();
+    const provider = scriptedProvider([
+      {
+        events: [{ type: "warning", warning: { type: "other", message: "odd chunk" } }],
+        error: new ProviderServerError({ providerId: "scripted", message: "overloaded" }),
+      },
+      { events: answer("second try") },
+    ]);
+    const { options } = harness(history, provider);
+    const outcome = await runModelLoop({
+      ...options({ runId: "r1", pending: [turn("m1")] }),
+      retry: { baseDelayMs: 0, random: () => 0 },
+    });
+    expect(outcome.reason).toBe("completed");
+    expect(outcome.assistant?.text).toBe("second try");
+  });
+});
