@@ -18,9 +18,12 @@ import { convertAnthropicUserContent } from "./convert-anthropic-user-content.js
 export function convertToAnthropicMessages(messages: readonly ModelMessage[]): {
   messages: AnthropicMessage[];
   warnings: Warning[];
+  /** For each wire assistant message (by index), the path of the request message it renders. */
+  assistantSources: ReadonlyMap<number, string>;
 } {
   const wire: AnthropicMessage[] = [];
   const warnings: Warning[] = [];
+  const sources = new Map<number, string>();
 
   const appendUserBlocks = (blocks: readonly AnthropicUserBlock[]) => {
     if (blocks.length === 0) return;
@@ -47,12 +50,11 @@ export function convertToAnthropicMessages(messages: readonly ModelMessage[]): {
       case "assistant": {
         const converted = convertAnthropicAssistantContent({ message, path });
         warnings.push(...converted.warnings);
-        if (converted.blocks.length === 0) {
-          // The API refuses empty assistant content. Dropping is deterministic, so the user
-          // messages around it merge the same way on every turn.
-          warnings.push({ type: "dropped", message: "empty assistant message dropped", path });
-        } else {
+        // No blocks: nothing the API accepts (empty, or thinking only). Leaving it out is
+        // deterministic, so the user messages around it merge the same way on every turn.
+        if (converted.blocks.length > 0) {
           wire.push({ role: "assistant", content: converted.blocks });
+          sources.set(wire.length - 1, path);
         }
         break;
       }
@@ -62,5 +64,5 @@ export function convertToAnthropicMessages(messages: readonly ModelMessage[]): {
       }
     }
   });
-  return { messages: wire, warnings };
+  return { messages: wire, warnings, assistantSources: sources };
 }
