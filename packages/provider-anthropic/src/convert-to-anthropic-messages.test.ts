@@ -208,4 +208,27 @@ describe("convertToAnthropicMessages", () => {
       ],
     });
   });
+
+  it("merges consecutive assistant messages into one, as the API would", () => {
+    const { messages, warnings } = convertToAnthropicMessages([
+      userText("runtime:r", "runtime", "query"),
+      assistant({ id: "assistant:r:0", text: "First." }),
+      assistant({
+        id: "assistant:r:1",
+        reasoning: "plan",
+        replay: {
+          anthropic: { blocks: [{ type: "thinking", thinking: "plan", signature: "sig" }] },
+        },
+        toolCalls: [{ index: 0, callId: "c1", name: "read_file", arguments: "{}" }],
+      }),
+      toolResult("c1", "one"),
+    ]);
+    expect(warnings).toEqual([]);
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+    expect(messages[1]!.content.map((block) => block.type)).toEqual([
+      "text",
+      "thinking",
+      "tool_use",
+    ]);
+  });
 });
