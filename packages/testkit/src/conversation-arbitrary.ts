@@ -129,12 +129,21 @@ export interface GeneratedConversation {
   readonly snapshots: readonly ConversationSnapshot[];
 }
 
+/** What a provider's replay entry is built from: the assistant message it belongs to. */
+export interface ReplayStateInput {
+  readonly reasoning: string;
+  readonly messageId: string;
+  /** The message's text and its tool call ids, for states that describe the whole output. */
+  readonly text: string;
+  readonly callIds: readonly string[];
+}
+
 export interface ConversationArbitraryOptions {
   /**
    * The provider's own replay entry for an assistant message with reasoning (e.g. encrypted
    * reasoning items or a thinking signature), stored under `providerId` in `replay`.
    */
-  readonly replayState?: (input: { reasoning: string; messageId: string }) => JsonValue;
+  readonly replayState?: (input: ReplayStateInput) => JsonValue;
   /** Key of `replayState` in the replay bag (the adapter id). */
   readonly providerId?: string;
   /** Longest generated conversation in steps. Default 10. */
@@ -281,16 +290,15 @@ export function buildConversation({
     );
   }
   const replayFor = (
-    reasoning: string,
-    messageId: string,
+    input: ReplayStateInput,
     origin: AssistantOrigin = "self",
   ): Record<string, JsonValue> => {
-    if (reasoning === "") return {};
+    if (input.reasoning === "") return {};
     // A foreign provider's entry must be ignored by the adapter under test.
-    const replay: Record<string, JsonValue> = { "other-provider": { opaque: `x-${messageId}` } };
-    if (replayState !== undefined && origin === "self") {
-      replay[providerId] = replayState({ reasoning, messageId });
-    }
+    const replay: Record<string, JsonValue> = {
+      "other-provider": { opaque: `x-${input.messageId}` },
+    };
+    if (replayState !== undefined && origin === "self") replay[providerId] = replayState(input);
     return replay;
   };
   steps.forEach((step, index) => {
@@ -328,7 +336,10 @@ export function buildConversation({
             step: 0,
             text: step.text,
             reasoning: step.reasoning,
-            replay: replayFor(step.reasoning, id, step.origin),
+            replay: replayFor(
+              { reasoning: step.reasoning, messageId: id, text: step.text, callIds: [] },
+              step.origin,
+            ),
           }),
         );
         return; // no model call ends on an assistant message
@@ -348,7 +359,15 @@ export function buildConversation({
             text: step.text,
             reasoning: step.reasoning,
             toolCalls: calls,
-            replay: replayFor(step.reasoning, id, step.origin),
+            replay: replayFor(
+              {
+                reasoning: step.reasoning,
+                messageId: id,
+                text: step.text,
+                callIds: calls.map((call) => call.callId),
+              },
+              step.origin,
+            ),
           }),
         );
         const results = step.calls.map((call, k) =>

@@ -66,6 +66,7 @@ export type {
   ConversationStep,
   GeneratedConversation,
   GeneratedToolCall,
+  ReplayStateInput,
 } from "./conversation-arbitrary.js";
 export { firstDivergence, formatDivergence, joinPath, pathOf } from "./first-divergence.js";
 export type { Divergence } from "./first-divergence.js";
