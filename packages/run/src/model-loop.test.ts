@@ -207,3 +207,39 @@ describe("runModelLoop: stream warnings", () => {
     expect(outcome.assistant?.text).toBe("second try");
   });
 });
+
+describe("runModelLoop: a thinking-only reply", () => {
+  it("is stored as produced (no text, its reasoning and replay state), once, and ends the turn", async () => {
+    // Decided here, for every provider: the history keeps what the provider produced; how a
+    // provider renders such a message later (Anthropic leaves it out) is its own, pure rule.
+    const history = new HistoryLog();
+    const provider = scriptedProvider([
+      {
+        events: [
+          { type: "reasoning-delta", text: "A long plan that ran out of " },
+          {
+            type: "replay",
+            state: { blocks: [{ type: "thinking", thinking: "t", signature: "s" }] },
+          },
+          { type: "usage", usage },
+          { type: "finish", reason: "length" },
+        ],
+      },
+    ]);
+    const { commits, options } = harness(history, provider);
+    const outcome = await runModelLoop(options({ runId: "r1", pending: [turn("m1")] }));
+    expect(outcome).toMatchObject({ reason: "completed", finishReason: "length" });
+    expect(outcome.assistant).toEqual({
+      kind: "assistant",
+      id: "assistant:r1:0",
+      role: "assistant",
+      origin: "assistant",
+      text: "",
+      reasoning: "A long plan that ran out of ",
+      toolCalls: [],
+      replay: { scripted: { blocks: [{ type: "thinking", thinking: "t", signature: "s" }] } },
+    });
+    expect(commits).toHaveLength(1);
+    expect(history.messages.at(-1)).toEqual(outcome.assistant);
+  });
+});

@@ -17,9 +17,10 @@ export {
   runFakeProviderCli,
 } from "./fake-provider-cli.js";
 export type { FakeProviderCliIo } from "./fake-provider-cli.js";
-export { fakeErrorStatuses, fakeReplySchema, normalizeReply } from "./fake-reply.js";
+export { fakeErrorStatuses, fakePhases, fakeReplySchema, normalizeReply } from "./fake-reply.js";
 export type {
   FakeErrorStatus,
+  FakePhase,
   FakeReply,
   FakeToolCall,
   FinalAnswer,
@@ -61,6 +62,7 @@ export {
 } from "./conversation-arbitrary.js";
 export type {
   AgentMode,
+  AssistantOrigin,
   ConversationArbitraryOptions,
   ConversationSnapshot,
   ConversationStep,
