@@ -341,7 +341,7 @@ function errorAnswer(error: WireError, requestId: string): JsonAnswer {
         "invalid_request_error",
         `prompt is too long: ${error.inputTokens} tokens > ${error.contextWindow} maximum`,
       );
-    case "status":
+    case "status": {
       if (error.retryAfterSeconds !== undefined) {
         headers["retry-after"] = String(error.retryAfterSeconds);
       }
@@ -388,6 +388,7 @@ function errorAnswer(error: WireError, requestId: string): JsonAnswer {
           throw new Error(`unknown status ${String(exhaustive)}`);
         }
       }
+    }
     default: {
       const exhaustive: never = error;
       throw new Error(`unknown error ${JSON.stringify(exhaustive)}`);
