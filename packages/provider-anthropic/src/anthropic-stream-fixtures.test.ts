@@ -205,6 +205,7 @@ describe("billing error inside the stream", () => {
     expect(describeLoopError(quota)).toEqual({
       code: "provider_quota_exceeded",
       message: "Your credit balance is too low to access the Anthropic API.",
+      retryable: false,
     });
   });
 

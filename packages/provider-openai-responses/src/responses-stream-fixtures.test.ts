@@ -195,6 +195,7 @@ describe("quota exhausted", () => {
     expect(describeLoopError(quota)).toEqual({
       code: "provider_quota_exceeded",
       message: "You exceeded your current quota, please check your plan and billing details.",
+      retryable: false,
     });
   });
 

@@ -132,6 +132,7 @@ describe("classifyProviderFailure: one table for every provider", () => {
     expect(describeLoopError(permanent[0])).toEqual({
       code: "provider_quota_exceeded",
       message: "q",
+      retryable: false,
     });
     expect(describeLoopError(permanent[3]).code).toBe("provider_authentication");
     for (const status of [408, 409, 429, 500, 529]) {
