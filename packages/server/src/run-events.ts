@@ -1,5 +1,5 @@
 import type { ConversationHead } from "@cursor/projection";
-import type { PendingToolCall, Usage } from "@cursor/run";
+import type { PendingToolCall, Usage, Warning } from "@cursor/run";
 
 export type RunEndReason = "completed" | "awaiting-tools" | "cancelled" | "failed";
 
@@ -33,6 +33,8 @@ export type RunEvent =
   /** Per provider call (the summariser's included). */
   | { readonly type: "usage"; readonly usage: Usage }
   | { readonly type: "compaction"; readonly reason: "auto" | "manual"; readonly epoch: number }
+  /** Something in the provider's stream was not understood and was skipped (informational). */
+  | { readonly type: "warning"; readonly warning: Warning }
   /** A transient provider error is being retried (informational). */
   | {
       readonly type: "retry";

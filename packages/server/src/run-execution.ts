@@ -297,6 +297,15 @@ export class RunExecution {
       case "compaction":
         sink.event({ type: "compaction", ...event.data });
         return;
+      case "warning":
+        sink.event({
+          type: "warning",
+          warning: {
+            ...event.data,
+            message: redactSecrets(event.data.message, this.#options.secrets),
+          },
+        });
+        return;
       case "retry": {
         const { attempt, delayMs, error } = event.data;
         sink.event({

@@ -42,6 +42,9 @@ export function sseRunSink({
         case "compaction":
           stream.send("compaction", { reason: event.reason, epoch: event.epoch });
           return;
+        case "warning":
+          stream.send("warning", event.warning);
+          return;
         case "retry":
           stream.send("retry", {
             attempt: event.attempt,
