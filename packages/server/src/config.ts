@@ -126,3 +126,58 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
 export function isLoopbackHost(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
+
+const portSchema = z
+  .string()
+  .regex(/^\d{1,5}$/, "a port number")
+  .transform(Number)
+  .refine((port) => port <= 65535, "a port number up to 65535");
+
+const proxyEnvironmentSchema = z.object({
+  CURSOR_GATEWAY_PROXY_PORT: optionalText.pipe(portSchema.optional()),
+  CURSOR_GATEWAY_CURSOR_UPSTREAM: optionalText.pipe(
+    z
+      .url({ protocol: /^https$/, error: "an https:// origin, e.g. https://127.0.0.1:9443" })
+      .refine((url) => {
+        const parsed = new URL(url);
+        return (
+          (parsed.pathname === "/" || parsed.pathname === "") &&
+          parsed.search === "" &&
+          parsed.hash === "" &&
+          parsed.username === "" &&
+          parsed.password === ""
+        );
+      }, "an origin only (scheme, host, port), no path, query or credentials")
+      .transform((url) => new URL(url).origin)
+      .optional(),
+  ),
+});
+
+/** What `cursor-gateway proxy` adds to the gateway's configuration (cursor-wire.md, last section). */
+export interface ProxyConfig {
+  /** The proxy's loopback port (`CURSOR_GATEWAY_PROXY_PORT`, default 18080). */
+  readonly port: number;
+  /**
+   * Origin every relayed request to an intercepted host goes to
+   * (`CURSOR_GATEWAY_CURSOR_UPSTREAM`); undefined: the request's own host on its CONNECT port.
+   */
+  readonly cursorUpstream?: string;
+}
+
+export const defaultProxyPort = 18080;
+
+/** Reads the proxy's variables; the gateway's own come from `loadConfig`. */
+export function loadProxyConfig(environment: Record<string, string | undefined>): ProxyConfig {
+  const parsed = proxyEnvironmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    throw new ConfigError({
+      issues: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+    });
+  }
+  return {
+    port: parsed.data.CURSOR_GATEWAY_PROXY_PORT ?? defaultProxyPort,
+    ...(parsed.data.CURSOR_GATEWAY_CURSOR_UPSTREAM === undefined
+      ? {}
+      : { cursorUpstream: parsed.data.CURSOR_GATEWAY_CURSOR_UPSTREAM }),
+  };
+}
