@@ -37,6 +37,11 @@ export interface HopResponse {
   readonly body: Readable;
   /** End-to-end trailers, once the body has ended (empty when there were none). */
   trailers(): HeaderMap;
+  /**
+   * Whether the body ended because the hop finished it, not because its connection broke:
+   * an HTTP/2 stream of a dropped session also ends, with a reset code instead of NO_ERROR.
+   */
+  endedCleanly(): Promise<boolean>;
   readonly protocol: "h1" | "h2";
 }
 
@@ -220,6 +225,7 @@ export class HopClient {
           headers: endToEndHeaders(incoming.headers),
           body: incoming,
           trailers: () => endToEndHeaders(incoming.trailers),
+          endedCleanly: () => Promise.resolve(incoming.complete),
           protocol: "h1",
         });
       });
@@ -285,6 +291,12 @@ export class HopClient {
           headers: endToEndHeaders(headers),
           body: stream,
           trailers: () => trailers,
+          endedCleanly: () =>
+            new Promise<boolean>((resolveEnd) => {
+              const settle = () => resolveEnd(stream.rstCode === http2Constants.NGHTTP2_NO_ERROR);
+              if (stream.closed) settle();
+              else stream.once("close", settle);
+            }),
           protocol: "h2",
         });
       });

@@ -11,7 +11,7 @@ import type { ConnectTarget } from "./connect-target.js";
 import type { ClientRequest, ClientResponse } from "./exchange.js";
 import type { ProxyCertificateAuthority } from "./proxy-ca.js";
 import type { ProxyLogger, ProxyStats } from "./proxy-stats.js";
-import { connectionEstablished, joinStreams, refuseConnect } from "./tunnel.js";
+import { closeAfterPeerEnds, connectionEstablished, joinStreams, refuseConnect } from "./tunnel.js";
 
 const handshakeTimeoutMs = 15_000;
 /** Cursor uses a handful of hosts; the bound only stops a misbehaving client growing the cache. */
@@ -130,6 +130,8 @@ export class CursorInterceptor {
     );
     server.on("secureConnection", (socket: TLSSocket) => {
       this.#options.track(socket);
+      // The raw socket is the TLS socket's now: its half-close must be handled here.
+      closeAfterPeerEnds(socket);
       // The certificate is for the CONNECT host; a client asking (by SNI) for another name is
       // refused rather than served under a name the proxy did not intend.
       const servername = (socket as TLSSocket & { servername?: string | false }).servername;

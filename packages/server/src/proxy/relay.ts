@@ -63,7 +63,9 @@ export function counted({
 export function clientGone(res: ClientResponse): AbortSignal {
   const controller = new AbortController();
   res.once("close", () => {
-    if (!res.writableFinished) controller.abort();
+    // Ended by the proxy (not necessarily flushed) means complete; anything else is the client
+    // going away. (`writableFinished` cannot tell: HTTP/2's compat layer sets it on a reset.)
+    if (!res.writableEnded) controller.abort();
   });
   return controller.signal;
 }
@@ -226,8 +228,13 @@ export function streamResponse({
       destroyResponse(res);
       resolve();
     });
-    response.body.on("end", () => {
+    response.body.on("end", async () => {
       signal.removeEventListener("abort", onClientGone);
+      if (!(await response.endedCleanly())) {
+        destroyResponse(res);
+        resolve();
+        return;
+      }
       const trailers = response.trailers();
       const canCarryTrailers = "stream" in res || !res.hasHeader("content-length");
       if (Object.keys(trailers).length > 0 && canCarryTrailers) res.addTrailers(trailers);

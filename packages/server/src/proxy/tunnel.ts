@@ -30,6 +30,18 @@ export function refuseConnect({
 }
 
 /**
+ * The proxy's server sockets allow half-open connections (CONNECT needs that for tunnels), so a
+ * client that finished without closing would otherwise keep its connection forever: once the
+ * client has ended, the proxy ends its side too and closes the socket after a grace period.
+ */
+export function closeAfterPeerEnds(socket: Duplex): void {
+  socket.once("end", () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), halfCloseGraceMs).unref();
+  });
+}
+
+/**
  * Joins two byte streams both ways with backpressure, and makes sure neither outlives the other:
  * an error closes both at once, a clean end in one direction leaves the other a grace period.
  */

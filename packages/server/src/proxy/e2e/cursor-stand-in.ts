@@ -72,6 +72,8 @@ class RecordingServer {
   /** Streams that the client broke off before their end. */
   abortedStreams = 0;
   openStreams = 0;
+  /** Bytes the endless stream has handed to its connection so far. */
+  endlessBytes = 0;
   readonly sockets = new Set<Socket>();
   script: StreamScript = { frames: 5, intervalMs: 5, frameBytes: 64 };
 
@@ -190,12 +192,28 @@ class RecordingServer {
     });
   }
 
+  /**
+   * Writes 64 KiB chunks as fast as the reader takes them (waiting for `drain`), until the
+   * client goes away: what it managed to send shows whether the path in between holds back.
+   */
   #endless({ res, path }: { res: AnyResponse; path: string }) {
     res.writeHead(200, { "content-type": "application/octet-stream" });
     this.openStreams += 1;
-    const timer = setInterval(() => (res as NodeJS.WritableStream).write(Buffer.alloc(1024, 7)), 5);
+    const chunk = Buffer.alloc(64 * 1024, 7);
+    const writable = res as NodeJS.WritableStream & { destroyed?: boolean };
+    let open = true;
+    const pump = () => {
+      while (open && !writable.destroyed) {
+        this.endlessBytes += chunk.length;
+        if (!writable.write(chunk)) {
+          res.once("drain", pump);
+          return;
+        }
+      }
+    };
+    pump();
     res.once("close", () => {
-      clearInterval(timer);
+      open = false;
       this.openStreams -= 1;
       this.abortedStreams += 1;
       this.responses.push({ path, status: 200, body: Buffer.alloc(0) });
@@ -207,6 +225,8 @@ export interface RunningStandIn {
   readonly origin: string;
   readonly port: number;
   readonly server: RecordingServer;
+  /** Cuts every open connection (a crash of the server mid-answer). */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -282,6 +302,9 @@ export async function startCursorStandIn({
     origin: `https://127.0.0.1:${bound}`,
     port: bound,
     server: recorder,
+    dropConnections: () => {
+      for (const socket of recorder.sockets) socket.destroy();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of recorder.sockets) socket.destroy();
@@ -329,6 +352,9 @@ export async function startWireRoutesStandIn({
     origin: `http://127.0.0.1:${port}`,
     port,
     server: recorder,
+    dropConnections: () => {
+      for (const socket of recorder.sockets) socket.destroy();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of recorder.sockets) socket.destroy();

@@ -96,6 +96,8 @@ export async function tlsThroughProxy({
       ca: [...ca],
       ALPNProtocols: [...alpn],
     });
+    // The TLS socket does not own the CONNECT socket it runs on: closing one closes both.
+    socket.once("close", () => answer.socket.destroy());
     socket.once("secureConnect", () => resolve(socket));
     socket.once("error", reject);
   });
