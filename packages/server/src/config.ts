@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { CursorError } from "@cursor/run";
 import { z } from "zod";
 
@@ -55,6 +56,8 @@ export interface GatewayConfig {
   readonly contextWindow: number;
 }
 
+const defaultDataDir = "./.cursor-gateway";
+
 const defaultModels: Record<ProviderName, string> = {
   "openai-responses": "gpt-5",
   "openai-chat": "gpt-5",
@@ -109,7 +112,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
   return {
     host: env.CURSOR_GATEWAY_HOST ?? "127.0.0.1",
     port: env.CURSOR_GATEWAY_PORT ?? 8787,
-    dataDir: env.CURSOR_GATEWAY_DATA_DIR ?? "./.cursor-gateway",
+    dataDir: env.CURSOR_GATEWAY_DATA_DIR ?? defaultDataDir,
     provider,
     model: env.CURSOR_GATEWAY_MODEL ?? defaultModels[provider],
     openai: { apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL },
@@ -134,6 +137,7 @@ const portSchema = z
   .refine((port) => port <= 65535, "a port number up to 65535");
 
 const proxyEnvironmentSchema = z.object({
+  CURSOR_GATEWAY_DATA_DIR: optionalText,
   CURSOR_GATEWAY_PROXY_PORT: optionalText.pipe(portSchema.optional()),
   CURSOR_GATEWAY_CURSOR_UPSTREAM: optionalText.pipe(
     z
@@ -155,6 +159,8 @@ const proxyEnvironmentSchema = z.object({
 
 /** What `cursor-gateway proxy` adds to the gateway's configuration (cursor-wire.md, last section). */
 export interface ProxyConfig {
+  /** The gateway's data folder (`CURSOR_GATEWAY_DATA_DIR`), absolute; the CA lives in it. */
+  readonly dataDir: string;
   /** The proxy's loopback port (`CURSOR_GATEWAY_PROXY_PORT`, default 18080). */
   readonly port: number;
   /**
@@ -166,7 +172,10 @@ export interface ProxyConfig {
 
 export const defaultProxyPort = 18080;
 
-/** Reads the proxy's variables; the gateway's own come from `loadConfig`. */
+/**
+ * Reads the proxy's variables (and the data folder); the gateway's own come from `loadConfig`.
+ * `setup` and `doctor` need only these, so they work before any provider key is set.
+ */
 export function loadProxyConfig(environment: Record<string, string | undefined>): ProxyConfig {
   const parsed = proxyEnvironmentSchema.safeParse(environment);
   if (!parsed.success) {
@@ -175,6 +184,7 @@ export function loadProxyConfig(environment: Record<string, string | undefined>)
     });
   }
   return {
+    dataDir: resolve(parsed.data.CURSOR_GATEWAY_DATA_DIR ?? defaultDataDir),
     port: parsed.data.CURSOR_GATEWAY_PROXY_PORT ?? defaultProxyPort,
     ...(parsed.data.CURSOR_GATEWAY_CURSOR_UPSTREAM === undefined
       ? {}

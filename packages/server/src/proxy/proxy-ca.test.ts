@@ -43,7 +43,11 @@ describe("loadOrCreateProxyCa", () => {
 
     const ca = new X509Certificate(certBytes);
     expect(ca.ca).toBe(true);
-    expect(ca.subject).toContain(`CN=${first.commonName}`);
+    expect(ca.subject).toBe(
+      `CN=${first.commonName}\nO=cursor-gateway (local)\nOU=local HTTPS proxy for the Cursor IDE`,
+    );
+    expect(first.commonName).toMatch(/^cursor-gateway proxy CA [0-9a-f]{8}$/);
+    expect(ca.issuer).toBe(ca.subject);
     expect(ca.verify(ca.publicKey)).toBe(true);
     const years = (Date.parse(ca.validTo) - Date.parse(ca.validFrom)) / (365.25 * 86_400_000);
     expect(years).toBeGreaterThan(9.9);

@@ -28,7 +28,7 @@ export interface ByokModel {
 export interface ProviderCheck {
   readonly modelId: string;
   readonly provider: string;
-  readonly ok: boolean;
+  readonly status: "ok" | "warn" | "fail";
   /** What was found, or what to fix; never the key. */
   readonly message: string;
 }

@@ -79,12 +79,22 @@ function toName(name: DistinguishedName): pkijs.RelativeDistinguishedNames {
   if (name.organizationalUnit !== undefined) {
     attributes.push([oid.organizationalUnit, name.organizationalUnit]);
   }
-  return new pkijs.RelativeDistinguishedNames({
-    typesAndValues: attributes.map(
+  // One attribute per RDN (CN=…, O=…, OU=…): pkijs would put them all into one multi-valued
+  // RDN, so the Name is encoded here and read back.
+  const encoded = new asn1js.Sequence({
+    value: attributes.map(
       ([type, value]) =>
-        new pkijs.AttributeTypeAndValue({ type, value: new asn1js.Utf8String({ value }) }),
+        new asn1js.Set({
+          value: [
+            new pkijs.AttributeTypeAndValue({
+              type,
+              value: new asn1js.Utf8String({ value }),
+            }).toSchema(),
+          ],
+        }),
     ),
   });
+  return pkijs.RelativeDistinguishedNames.fromBER(encoded.toBER(false));
 }
 
 /** 16 random bytes, first bit clear: a positive, unpredictable serial (CA/B baseline). */
