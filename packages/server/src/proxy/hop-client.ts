@@ -187,7 +187,9 @@ export class HopClient {
       path: request.path,
       headers,
       agent: secure ? this.#httpsAgent : this.#httpAgent,
-      ...(secure && isIP(url.hostname) === 0 ? { servername: url.hostname } : {}),
+      // The hop's certificate is checked against the hop's own name: without this, Node would
+      // take the name from the Host header (the Cursor host the IDE addressed). "" = no SNI.
+      ...(secure ? { servername: isIP(url.hostname) === 0 ? url.hostname : "" } : {}),
     };
     return new Promise<HopResponse>((resolve, reject) => {
       const outgoing: ClientRequest = secure ? httpsRequest(options) : httpRequest(options);

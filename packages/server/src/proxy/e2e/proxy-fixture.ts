@@ -56,7 +56,8 @@ export async function startProxyFixture({
   const dataDir = mkdtempSync(join(tmpdir(), "cursor-proxy-"));
   const proxyCa = await loadOrCreateProxyCa({ folder: join(dataDir, "proxy-ca") });
   const standInCa = await loadOrCreateProxyCa({ folder: join(dataDir, "stand-in-ca") });
-  const standInCert = await standInCa.issue({ hosts: ["127.0.0.1", "api2.cursor.sh"] });
+  // For the upstream's address only: the proxy checks it against that, not the Cursor host.
+  const standInCert = await standInCa.issue({ hosts: ["127.0.0.1"] });
   const cursor = await startCursorStandIn({
     cert: standInCert.certPem,
     key: standInCert.keyPem,
