@@ -1,5 +1,11 @@
-export { ConfigError, isLoopbackHost, loadConfig } from "./config.js";
-export type { GatewayConfig, ProviderName } from "./config.js";
+export {
+  ConfigError,
+  defaultProxyPort,
+  isLoopbackHost,
+  loadConfig,
+  loadProxyConfig,
+} from "./config.js";
+export type { GatewayConfig, ProviderName, ProxyConfig } from "./config.js";
 export { ConversationService } from "./conversation-service.js";
 export type { PreparedRun } from "./conversation-service.js";
 export type { ConversationServiceOptions, GatewayLogger } from "./conversation-service-options.js";
@@ -20,3 +26,14 @@ export type {
 } from "./store/gateway-store.js";
 export { createGatewayClient, parseSseEvents } from "./client/gateway-client.js";
 export type { GatewayClient, RunEvent, RunResponse } from "./client/gateway-client.js";
+export { startCursorProxy } from "./proxy/start-cursor-proxy.js";
+export type {
+  ByokModel,
+  CursorProxyOptions,
+  ProviderCheck,
+  RunningCursorProxy,
+} from "./proxy/start-cursor-proxy.js";
+export type { ProxyLogger, ProxyStatsSnapshot } from "./proxy/proxy-stats.js";
+export type { AppendPeek, ModelListMerger, RunClassifier } from "./proxy/wire-ports.js";
+export { ProxyCaError, loadOrCreateProxyCa } from "./proxy/proxy-ca.js";
+export type { ProxyCertificateAuthority, ProxyCaErrorReason } from "./proxy/proxy-ca.js";
