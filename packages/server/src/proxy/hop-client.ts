@@ -160,7 +160,12 @@ export class HopClient {
     }
     const url = new URL(request.origin);
     if (request.protocol === "h2" && url.protocol === "https:") {
-      const session = await this.#session(request.origin);
+      let session = await this.#session(request.origin);
+      if (session !== undefined && (session.closed || session.destroyed)) {
+        // Closed (GOAWAY, idle) between its last use and now: open a fresh one.
+        this.#sessions.delete(request.origin);
+        session = await this.#session(request.origin);
+      }
       if (session !== undefined) return this.#http2Request({ session, request });
     }
     return this.#http1Request({ url, request });
