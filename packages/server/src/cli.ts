@@ -3,6 +3,9 @@ import { ConfigError, loadConfig } from "./config.js";
 import { runDemo } from "./demo/run-demo.js";
 import { runDiffCommand } from "./diagnostics/diff-command.js";
 import { runReportCommand } from "./diagnostics/report-command.js";
+import { runProxyCommand } from "./proxy/proxy-command.js";
+import { runDoctorCommand } from "./setup/doctor-command.js";
+import { runSetupCommand } from "./setup/setup-command.js";
 import { startGateway } from "./start-gateway.js";
 
 const usage = `cursor-gateway <command>
@@ -15,6 +18,10 @@ Commands:
           diverging path, a diff of the diverging item, likely cause (diff --help)
   report  per-call cached ratio and every prefix divergence of a conversation on a running
           gateway (report --conversation ID [--url URL] [--token T])
+  proxy   start the gateway and the local HTTPS proxy that Cursor's agent runs through
+          (BYOK runs on your key, everything else to Cursor unchanged)
+  setup   print (--apply: write) the Cursor settings and the CA trust commands (setup --help)
+  doctor  check the chain from Cursor to your provider and say what to fix (doctor --help)
   help    show this text`;
 
 async function serve(): Promise<void> {
@@ -56,6 +63,25 @@ async function serve(): Promise<void> {
   process.on("SIGINT", () => stop("SIGINT"));
 }
 
+async function proxy(): Promise<void> {
+  const running = await runProxyCommand({ env: process.env, out: process.stdout });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`cursor-gateway proxy: ${signal}, finishing open runs\n`);
+    void running.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`cursor-gateway proxy: shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const [command] = argv;
   switch (command) {
@@ -63,6 +89,18 @@ async function main(argv: readonly string[]): Promise<void> {
       return serve();
     case "demo":
       return runDemo({ argv: argv.slice(1), out: process.stdout });
+    case "proxy":
+      return proxy();
+    case "setup":
+    case "doctor": {
+      const run = command === "setup" ? runSetupCommand : runDoctorCommand;
+      process.exitCode = await run({
+        argv: argv.slice(1),
+        env: process.env,
+        io: { out: process.stdout, err: process.stderr },
+      });
+      return;
+    }
     case "diff":
     case "report": {
       const run = command === "diff" ? runDiffCommand : runReportCommand;

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { CursorError } from "@cursor/run";
 import { z } from "zod";
 import { defaultProviderModels, providerNames } from "./models/model-config.js";
@@ -57,6 +58,8 @@ export interface GatewayConfig {
   readonly contextWindow: number;
 }
 
+const defaultDataDir = "./.cursor-gateway";
+
 const configErrorMarker = Symbol.for("cursor.error.config");
 /** The environment does not describe a runnable gateway; lists every problem at once. */
 export class ConfigError extends CursorError {
@@ -109,7 +112,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
   return {
     host: env.CURSOR_GATEWAY_HOST ?? "127.0.0.1",
     port: env.CURSOR_GATEWAY_PORT ?? 8787,
-    dataDir: env.CURSOR_GATEWAY_DATA_DIR ?? "./.cursor-gateway",
+    dataDir: env.CURSOR_GATEWAY_DATA_DIR ?? defaultDataDir,
     models,
     tokens,
     ...(env.CURSOR_GATEWAY_CHECKPOINT_SECRET === undefined
@@ -127,7 +130,8 @@ function singleProviderModel(
     env.CURSOR_GATEWAY_PROVIDER ??
     (env.OPENAI_API_KEY ? "openai-responses" : env.ANTHROPIC_API_KEY ? "anthropic" : "simulated");
   const model = env.CURSOR_GATEWAY_MODEL ?? defaultProviderModels[provider];
-  const entry = { id: model, displayName: model, provider, model };
+  // The picker's name says whose key answers (the Cursor IDE lists it beside Cursor's models).
+  const entry = { id: model, displayName: `${model} (your key)`, provider, model };
   switch (provider) {
     case "openai-responses":
     case "openai-chat":
@@ -172,4 +176,66 @@ function singleProviderModel(
 /** Auth may be off only when nobody but this machine can connect. */
 export function isLoopbackHost(host: string): boolean {
   return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+const portSchema = z
+  .string()
+  .regex(/^\d{1,5}$/, "a port number")
+  .transform(Number)
+  .refine((port) => port <= 65535, "a port number up to 65535");
+
+const proxyEnvironmentSchema = z.object({
+  CURSOR_GATEWAY_DATA_DIR: optionalText,
+  CURSOR_GATEWAY_PROXY_PORT: optionalText.pipe(portSchema.optional()),
+  CURSOR_GATEWAY_CURSOR_UPSTREAM: optionalText.pipe(
+    z
+      .url({ protocol: /^https$/, error: "an https:// origin, e.g. https://127.0.0.1:9443" })
+      .refine((url) => {
+        const parsed = new URL(url);
+        return (
+          (parsed.pathname === "/" || parsed.pathname === "") &&
+          parsed.search === "" &&
+          parsed.hash === "" &&
+          parsed.username === "" &&
+          parsed.password === ""
+        );
+      }, "an origin only (scheme, host, port), no path, query or credentials")
+      .transform((url) => new URL(url).origin)
+      .optional(),
+  ),
+});
+
+/** What `cursor-gateway proxy` adds to the gateway's configuration (cursor-wire.md, last section). */
+export interface ProxyConfig {
+  /** The gateway's data folder (`CURSOR_GATEWAY_DATA_DIR`), absolute; the CA lives in it. */
+  readonly dataDir: string;
+  /** The proxy's loopback port (`CURSOR_GATEWAY_PROXY_PORT`, default 18080). */
+  readonly port: number;
+  /**
+   * Origin every relayed request to an intercepted host goes to
+   * (`CURSOR_GATEWAY_CURSOR_UPSTREAM`); undefined: the request's own host on its CONNECT port.
+   */
+  readonly cursorUpstream?: string;
+}
+
+export const defaultProxyPort = 18080;
+
+/**
+ * Reads the proxy's variables (and the data folder); the gateway's own come from `loadConfig`.
+ * `setup` and `doctor` need only these, so they work before any provider key is set.
+ */
+export function loadProxyConfig(environment: Record<string, string | undefined>): ProxyConfig {
+  const parsed = proxyEnvironmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    throw new ConfigError({
+      issues: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+    });
+  }
+  return {
+    dataDir: resolve(parsed.data.CURSOR_GATEWAY_DATA_DIR ?? defaultDataDir),
+    port: parsed.data.CURSOR_GATEWAY_PROXY_PORT ?? defaultProxyPort,
+    ...(parsed.data.CURSOR_GATEWAY_CURSOR_UPSTREAM === undefined
+      ? {}
+      : { cursorUpstream: parsed.data.CURSOR_GATEWAY_CURSOR_UPSTREAM }),
+  };
 }

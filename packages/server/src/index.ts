@@ -1,5 +1,11 @@
-export { ConfigError, isLoopbackHost, loadConfig } from "./config.js";
-export type { GatewayConfig } from "./config.js";
+export {
+  ConfigError,
+  defaultProxyPort,
+  isLoopbackHost,
+  loadConfig,
+  loadProxyConfig,
+} from "./config.js";
+export type { GatewayConfig, ProxyConfig } from "./config.js";
 export { defaultProviderModels, modelEfforts, providerNames } from "./models/model-config.js";
 export type { ModelConfig, ModelEffort, ProviderName } from "./models/model-config.js";
 export { readModelsFile } from "./models/models-file.js";
@@ -55,3 +61,14 @@ export type {
   RunEvent as GatewayClientEvent,
   RunResponse,
 } from "./client/gateway-client.js";
+export { startCursorProxy } from "./proxy/start-cursor-proxy.js";
+export type {
+  ByokModel,
+  CursorProxyOptions,
+  ProviderCheck,
+  RunningCursorProxy,
+} from "./proxy/start-cursor-proxy.js";
+export type { ProxyLogger, ProxyStatsSnapshot } from "./proxy/proxy-stats.js";
+export type { AppendPeek, ModelListMerger, RunClassifier } from "./proxy/wire-ports.js";
+export { ProxyCaError, loadOrCreateProxyCa } from "./proxy/proxy-ca.js";
+export type { ProxyCertificateAuthority, ProxyCaErrorReason } from "./proxy/proxy-ca.js";

@@ -141,7 +141,7 @@ describe("loadConfig models", () => {
     expect(config.models).toEqual([
       {
         id: "deepseek-chat",
-        displayName: "deepseek-chat",
+        displayName: "deepseek-chat (your key)",
         provider: "openai-chat",
         model: "deepseek-chat",
         apiKey: openaiKey,
@@ -151,7 +151,7 @@ describe("loadConfig models", () => {
     expect(loadConfig({}).models).toEqual([
       {
         id: "simulated-model",
-        displayName: "simulated-model",
+        displayName: "simulated-model (your key)",
         provider: "simulated",
         model: "simulated-model",
       },
