@@ -15,8 +15,15 @@ export const ruleInputSchema = z.strictObject({
   name: nameSchema,
   /** Absent for rules that are not files (user rules from the editor's settings). */
   path: pathSchema.optional(),
-  /** An empty rule is accepted and left out of the compiled context. */
+  /** An empty rule without a description is accepted and left out of the compiled context. */
   content: textSchema,
+  /**
+   * When the rule applies, for rules the model picks itself (Cursor's "agent requested" rules).
+   * A rule with a description and no content is listed so the model can read its file.
+   */
+  description: textSchema.optional(),
+  /** File patterns the rule applies to (Cursor's "auto attached" rules); order is irrelevant. */
+  globs: boundedList(pathSchema).optional(),
 });
 
 export const skillInputSchema = z.strictObject({

@@ -1,0 +1,579 @@
+import { create } from "@bufbuild/protobuf";
+import type { ConversationHead } from "@cursor/projection";
+import { messageIdPrefixes } from "@cursor/run";
+import type { PendingToolCall, Usage } from "@cursor/run";
+import { ConnectError } from "../connect/connect-error.js";
+import type { AgentRunRequest, AgentServerMessage } from "../gen/agent_v1_pb.js";
+import { AgentServerMessageSchema } from "../gen/agent_v1_pb.js";
+import { toHex } from "../hex.js";
+import type {
+  AgentRunRequestJson,
+  HydratedHeadLike,
+  WireModel,
+  WirePorts,
+  WireRunEvent,
+  WireRunOutcome,
+} from "../ports.js";
+import type { ClientBlobLedger } from "../session/client-blob-ledger.js";
+import type { KvChannel } from "../session/kv-channel.js";
+import type { WireTimers } from "../session/wire-timers.js";
+import { encodeConversationState } from "../state/encode-conversation-state.js";
+import { hydrateConversationState } from "../state/hydrate-conversation-state.js";
+import type { TurnRecordChains } from "../state/turn-record-chain.js";
+import { buildUiTurn } from "../state/ui-turn.js";
+import type { UiTurnMemory } from "../state/ui-turn-memory.js";
+import { ClientBlobSource } from "../translate/client-blob-source.js";
+import { checkedBody, translateRunRequest } from "../translate/translate-run-request.js";
+import type { TranslatedRunRequest } from "../translate/translate-run-request.js";
+import { cursorMode } from "../translate/translate-mode.js";
+import { interactionUpdates } from "../updates/interaction-updates.js";
+import { toolCallDisplay } from "../updates/tool-call-display.js";
+import { cancelledError, connectErrorFromPrepare, connectErrorFromRun } from "./map-errors.js";
+import { OrderedOutput } from "./ordered-output.js";
+import type { ToolBridgeFactory, ToolRoundCall } from "./tool-bridge.js";
+
+/** Default context window shown in the IDE's gauge when the model does not name one. */
+export const defaultContextWindowTokens = 200_000;
+/** Tool rounds one Cursor turn may run before it stops and hands back to the user. */
+export const defaultMaxToolRounds = 25;
+
+/** What a turn needs of the gateway (shared by every stream). */
+export interface CursorTurnDeps {
+  readonly ports: WirePorts;
+  readonly ledger: ClientBlobLedger;
+  readonly chains: TurnRecordChains;
+  readonly uiTurns: UiTurnMemory;
+  readonly timers: WireTimers;
+  readonly toolBridge: ToolBridgeFactory;
+  readonly maxToolRounds: number;
+}
+
+/** What a turn needs of its run stream. */
+export interface CursorTurnStream {
+  readonly requestId: string;
+  readonly kv: KvChannel;
+  /** Aborted when the client cancels, is gone, or the gateway shuts down. */
+  readonly signal: AbortSignal;
+  send(message: AgentServerMessage): void;
+  /** Called once the conversation is known: ends other streams of it (a new run wins). */
+  claimConversation(conversationId: string): Promise<void>;
+  /** Hands the stream's exec / interaction results to this turn's tool bridge. */
+  attachToolBridge(bridge: ReturnType<ToolBridgeFactory>): void;
+}
+
+function assistantRunId(assistantId: string): string | undefined {
+  if (!assistantId.startsWith(messageIdPrefixes.assistant)) return undefined;
+  const rest = assistantId.slice(messageIdPrefixes.assistant.length);
+  const colon = rest.lastIndexOf(":");
+  return colon <= 0 ? undefined : rest.slice(0, colon);
+}
+
+type ExecuteOutcome = WireRunOutcome & { readonly runId: string };
+
+interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+/**
+ * One Cursor turn on one run stream: translate the run request, run it through the
+ * conversation service, stream its events as `interaction_update`s and its heads as
+ * checkpoints (each after its KV barrier), run tool rounds through the bridge and continue with
+ * `tool-results` under the same run id, then `turn_ended`. Resolves with the error to end the
+ * stream with, or `undefined` for a clean end.
+ */
+export async function runCursorTurn({
+  runRequest,
+  stream,
+  deps,
+}: {
+  runRequest: AgentRunRequest;
+  stream: CursorTurnStream;
+  deps: CursorTurnDeps;
+}): Promise<ConnectError | undefined> {
+  try {
+    const { ports } = deps;
+    const blobs = new ClientBlobSource({ prefetched: runRequest.preFetchedBlobs, kv: stream.kv });
+    const translated = await translateRunRequest({
+      runRequest,
+      requestId: stream.requestId,
+      models: ports.models(),
+      blobs,
+    });
+    const { conversationId } = translated;
+    for (const warning of translated.warnings) {
+      ports.logger.warn(
+        { conversationId, what: warning.what, reason: warning.reason },
+        "part of the Cursor request context was not translated",
+      );
+    }
+    await stream.claimConversation(conversationId);
+    if (translated.action.kind === "cancel") {
+      ports.cancel(conversationId);
+      const reason = translated.action.reason.trim();
+      return cancelledError(`cancelled by the client${reason === "" ? "" : `: ${reason}`}`);
+    }
+    const turn = new CursorTurn({ runRequest, stream, deps, translated, blobs });
+    return await turn.run();
+  } catch (error) {
+    return ConnectError.isInstance(error) ? error : connectErrorFromPrepare(error);
+  }
+}
+
+class CursorTurn {
+  readonly #runRequest: AgentRunRequest;
+  readonly #stream: CursorTurnStream;
+  readonly #deps: CursorTurnDeps;
+  readonly #translated: TranslatedRunRequest;
+  readonly #blobs: ClientBlobSource;
+  readonly #controller = new AbortController();
+  readonly #output: OrderedOutput;
+  readonly #known = new Set<string>();
+  readonly #totals: UsageTotals = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  };
+  #hydrated: Promise<HydratedHeadLike | undefined> | undefined;
+  #lastUsage: Usage | undefined;
+  #runId: string | undefined;
+  #pass = 0;
+  #thinkingSince: number | undefined;
+  #latestHead: { head: ConversationHead; pendingToolCalls: readonly PendingToolCall[] } | undefined;
+  #toolCalls: ToolRoundCall[] = [];
+  #pendingSummaryEpoch: number | undefined;
+
+  constructor({
+    runRequest,
+    stream,
+    deps,
+    translated,
+    blobs,
+  }: {
+    runRequest: AgentRunRequest;
+    stream: CursorTurnStream;
+    deps: CursorTurnDeps;
+    translated: TranslatedRunRequest;
+    blobs: ClientBlobSource;
+  }) {
+    this.#runRequest = runRequest;
+    this.#stream = stream;
+    this.#deps = deps;
+    this.#translated = translated;
+    this.#blobs = blobs;
+    this.#output = new OrderedOutput((message) => stream.send(message));
+    if (stream.signal.aborted) this.#controller.abort(stream.signal.reason);
+    else {
+      stream.signal.addEventListener("abort", () => this.#controller.abort(stream.signal.reason), {
+        once: true,
+      });
+    }
+  }
+
+  get #conversationId(): string {
+    return this.#translated.conversationId;
+  }
+
+  get #model(): WireModel {
+    return this.#translated.model;
+  }
+
+  async run(): Promise<ConnectError | undefined> {
+    try {
+      // Blobs the client attached or answered: it holds them, they need not be sent back.
+      await this.#recordReceived();
+      let body = this.#translated.body;
+      if (this.#translated.action.kind === "resume") {
+        const resumed = await this.#resumeBody();
+        if (resumed === "nothing-pending") return this.#endTurn();
+        if (resumed === "cancelled") return cancelledError(this.#cancelReason());
+        body = resumed;
+      }
+      if (body === undefined) throw new Error("no body for this action");
+      let rounds = 0;
+      for (;;) {
+        const outcome = await this.#execute(body);
+        await this.#output.flush();
+        await this.#recordReceived();
+        switch (outcome.reason) {
+          case "completed":
+            return this.#endTurn();
+          case "cancelled":
+            return cancelledError(this.#cancelReason());
+          case "failed":
+            return connectErrorFromRun(outcome.error);
+          case "awaiting-tools": {
+            if (rounds >= this.#deps.maxToolRounds) {
+              this.#output.send(
+                interactionUpdates.textDelta(
+                  `\n\n[Stopped after ${rounds} tool rounds; send a message to continue.]`,
+                  { serverNotice: true },
+                ),
+              );
+              return this.#endTurn();
+            }
+            rounds += 1;
+            const next = await this.#toolRound(outcome.runId);
+            if (next === undefined) return cancelledError(this.#cancelReason());
+            body = next;
+            continue;
+          }
+          default: {
+            const exhaustive: never = outcome.reason;
+            throw new Error(`unknown end reason ${String(exhaustive)}`);
+          }
+        }
+      }
+    } catch (error) {
+      return ConnectError.isInstance(error) ? error : connectErrorFromPrepare(error);
+    }
+  }
+
+  #cancelReason(): string {
+    const reason: unknown = this.#controller.signal.reason;
+    return reason instanceof Error ? reason.message : "the run was cancelled";
+  }
+
+  async #recordReceived(): Promise<void> {
+    const fresh = [...this.#blobs.received].filter((id) => !this.#known.has(id));
+    if (fresh.length === 0) return;
+    for (const id of fresh) this.#known.add(id);
+    await this.#deps.ledger.record({ conversationId: this.#conversationId, blobIds: fresh });
+  }
+
+  #hydrate(): (() => Promise<HydratedHeadLike>) | undefined {
+    const state = this.#runRequest.conversationState;
+    if (state === undefined || state.rootPromptMessagesJson.length === 0) return undefined;
+    return async () => {
+      this.#hydrated ??= hydrateConversationState({
+        state,
+        conversationId: this.#conversationId,
+        secret: this.#deps.ports.checkpointSecret,
+        blobs: this.#blobs,
+      });
+      const head = await this.#hydrated;
+      if (head === undefined) throw new Error("the conversation state is empty");
+      return head;
+    };
+  }
+
+  async #execute(body: AgentRunRequestJson): Promise<ExecuteOutcome> {
+    const hydrate = this.#hydrate();
+    let prepared;
+    try {
+      prepared = await this.#deps.ports.prepareRun({
+        body,
+        ...(hydrate === undefined ? {} : { hydrate }),
+        signal: this.#controller.signal,
+      });
+    } catch (error) {
+      throw connectErrorFromPrepare(error);
+    }
+    this.#toolCalls = [];
+    const outcome = await prepared.execute({ event: (event) => this.#onEvent(event) });
+    this.#finishThinking();
+    if (this.#pendingSummaryEpoch !== undefined) {
+      // The compaction's head never came: close the summary block without its text.
+      this.#pendingSummaryEpoch = undefined;
+      this.#output.send(interactionUpdates.summaryCompleted());
+    }
+    return { ...outcome, runId: this.#runId ?? body.runId };
+  }
+
+  #onEvent(event: WireRunEvent): void {
+    try {
+      this.#handle(event);
+    } catch (error) {
+      this.#deps.ports.logger.error(
+        { conversationId: this.#conversationId, event: event.type, err: String(error) },
+        "could not translate a run event",
+      );
+    }
+  }
+
+  #handle(event: WireRunEvent): void {
+    const output = this.#output;
+    switch (event.type) {
+      case "run.started":
+        this.#runId = event.runId;
+        return;
+      case "reasoning.delta":
+        this.#thinkingSince ??= this.#deps.timers.now();
+        output.send(interactionUpdates.thinkingDelta(event.text));
+        return;
+      case "text.delta":
+        this.#finishThinking();
+        output.send(interactionUpdates.textDelta(event.text));
+        return;
+      case "tool.call": {
+        this.#finishThinking();
+        this.#toolCalls.push({
+          callId: event.callId,
+          name: event.name,
+          arguments: event.arguments,
+        });
+        output.send(
+          interactionUpdates.partialToolCall({
+            callId: event.callId,
+            toolCall: toolCallDisplay(event),
+            argsTextDelta: event.arguments,
+            modelCallId: this.#modelCallId(),
+          }),
+        );
+        return;
+      }
+      case "usage":
+        this.#finishThinking();
+        this.#addUsage(event.usage);
+        this.#pass += 1;
+        return;
+      case "compaction":
+        output.send(interactionUpdates.summaryStarted());
+        this.#pendingSummaryEpoch = event.epoch;
+        this.#sendSummaryIfReady();
+        return;
+      case "retry":
+        return;
+      case "head":
+        this.#latestHead = { head: event.head, pendingToolCalls: event.pendingToolCalls };
+        this.#sendSummaryIfReady();
+        this.#queueCheckpoint(event.head, event.pendingToolCalls);
+        return;
+      case "run.ended":
+        this.#finishThinking();
+        return;
+      default: {
+        const exhaustive: never = event;
+        throw new Error(`unknown run event ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  }
+
+  #modelCallId(): string {
+    return `${this.#runId ?? "run"}:${this.#pass}`;
+  }
+
+  #finishThinking(): void {
+    if (this.#thinkingSince === undefined) return;
+    const duration = this.#deps.timers.now() - this.#thinkingSince;
+    this.#thinkingSince = undefined;
+    this.#output.send(interactionUpdates.thinkingCompleted(duration));
+  }
+
+  #addUsage(usage: Usage): void {
+    this.#lastUsage = usage;
+    // The four counts of turn_ended partition the input: uncached + cache read + cache write.
+    this.#totals.inputTokens += Math.max(
+      0,
+      usage.inputTokens - usage.cachedInputTokens - usage.cacheWriteTokens,
+    );
+    this.#totals.cacheReadTokens += usage.cachedInputTokens;
+    this.#totals.cacheWriteTokens += usage.cacheWriteTokens;
+    this.#totals.outputTokens += usage.outputTokens;
+  }
+
+  #sendSummaryIfReady(): void {
+    const epoch = this.#pendingSummaryEpoch;
+    const head = this.#latestHead?.head;
+    if (epoch === undefined || head === undefined || head.history.epoch < epoch) return;
+    this.#pendingSummaryEpoch = undefined;
+    const summary = head.history.messages.find((message) => message.kind === "summary");
+    if (summary?.kind === "summary") this.#output.send(interactionUpdates.summary(summary.text));
+    this.#output.send(interactionUpdates.summaryCompleted());
+  }
+
+  #queueCheckpoint(head: ConversationHead, pendingToolCalls: readonly PendingToolCall[]): void {
+    this.#output.step(
+      () => this.#publishCheckpoint(head, pendingToolCalls),
+      // A failed barrier fails the turn: stop the run, nothing more is published.
+      (error) => this.#controller.abort(error),
+    );
+  }
+
+  /** Sends the blobs the client lacks, waits for every acknowledgement, then the checkpoint. */
+  async #publishCheckpoint(
+    head: ConversationHead,
+    pendingToolCalls: readonly PendingToolCall[],
+  ): Promise<void> {
+    const deps = this.#deps;
+    // Blobs fetched while hydrating are on the client already.
+    await this.#recordReceived();
+    const echoed = this.#runRequest.conversationState;
+    const echoedTurns = (echoed?.turns ?? []).map(toHex);
+    const uiTurns = this.#uiTurns(head, echoedTurns);
+    const encoded = encodeConversationState({
+      head,
+      pendingToolCalls,
+      echoed,
+      uiTurns,
+      mode: cursorMode(this.#translated.mode),
+      tokenDetails: {
+        usedTokens:
+          this.#lastUsage === undefined
+            ? (echoed?.tokenDetails?.usedTokens ?? 0)
+            : Math.min(0xffffffff, this.#lastUsage.inputTokens + this.#lastUsage.outputTokens),
+        maxTokens: Math.min(
+          0xffffffff,
+          this.#model.contextWindowTokens ?? defaultContextWindowTokens,
+        ),
+      },
+      secret: deps.ports.checkpointSecret,
+      chains: deps.chains,
+    });
+    const candidates = new Map(
+      encoded.blobs.filter((blob) => !this.#known.has(blob.id)).map((blob) => [blob.id, blob]),
+    );
+    const acknowledged = await deps.ledger.acknowledged({
+      conversationId: this.#conversationId,
+      blobIds: [...candidates.keys()],
+    });
+    for (const id of acknowledged) {
+      this.#known.add(id);
+      candidates.delete(id);
+    }
+    const missing = [...candidates.values()].map((blob) => ({ id: blob.id, data: blob.data() }));
+    await this.#stream.kv.setBlobs(missing);
+    for (const blob of missing) this.#known.add(blob.id);
+    await deps.ledger.record({
+      conversationId: this.#conversationId,
+      blobIds: missing.map((blob) => blob.id),
+    });
+    this.#stream.send(
+      create(AgentServerMessageSchema, {
+        message: { case: "conversationCheckpointUpdate", value: encoded.state },
+      }),
+    );
+  }
+
+  #uiTurns(
+    head: ConversationHead,
+    echoed: readonly string[],
+  ): { ids: readonly string[]; blobs: ReturnType<typeof buildUiTurn>["blobs"] } {
+    const action = this.#translated.action;
+    const runId = this.#runId;
+    if (action.kind !== "user-message" || runId === undefined) return { ids: echoed, blobs: [] };
+    const built = buildUiTurn({
+      head,
+      runId,
+      userMessage: action.userMessage,
+      requestId: this.#stream.requestId,
+    });
+    return {
+      ids: this.#deps.uiTurns.place({
+        conversationId: this.#conversationId,
+        runId,
+        echoed,
+        turnId: built.turnId,
+      }),
+      blobs: built.blobs,
+    };
+  }
+
+  /** Runs one tool round through the bridge; the `tool-results` request that continues the run. */
+  async #toolRound(runId: string): Promise<AgentRunRequestJson | undefined> {
+    const pending =
+      this.#latestHead?.pendingToolCalls.filter(
+        (call) => assistantRunId(call.assistantId) === runId,
+      ) ?? [];
+    const calls: readonly ToolRoundCall[] =
+      pending.length > 0
+        ? pending.map((call) => ({
+            callId: call.callId,
+            name: call.name,
+            arguments: call.arguments,
+          }))
+        : this.#toolCalls;
+    if (calls.length === 0) throw new Error(`run ${runId} awaits tools but none are pending`);
+    return this.#runRound(runId, calls);
+  }
+
+  async #runRound(
+    runId: string,
+    calls: readonly ToolRoundCall[],
+  ): Promise<AgentRunRequestJson | undefined> {
+    const bridge = this.#deps.toolBridge({
+      conversationId: this.#conversationId,
+      runId,
+      send: (message) => this.#output.send(message),
+      signal: this.#controller.signal,
+    });
+    this.#stream.attachToolBridge(bridge);
+    const modelCallId = this.#modelCallId();
+    for (const call of calls) {
+      this.#output.send(
+        interactionUpdates.toolCallStarted({
+          callId: call.callId,
+          toolCall: toolCallDisplay(call),
+          modelCallId,
+        }),
+      );
+    }
+    const results = await bridge.runRound(calls);
+    if (this.#controller.signal.aborted) return undefined;
+    const byId = new Map(results.map((result) => [result.callId, result]));
+    for (const call of calls) {
+      const result = byId.get(call.callId);
+      this.#output.send(
+        interactionUpdates.toolCallCompleted({
+          callId: call.callId,
+          toolCall: toolCallDisplay({ ...call, result }),
+          modelCallId,
+        }),
+      );
+    }
+    return checkedBody({
+      conversationId: this.#conversationId,
+      runId,
+      mode: this.#translated.mode,
+      model: this.#model.id,
+      action: {
+        type: "tool-results",
+        results: results.map((result) => ({
+          callId: result.callId,
+          output: result.output,
+          ...(result.isError ? { isError: true } : {}),
+        })),
+      },
+    });
+  }
+
+  /** `resume_action`: continue the conversation's pending tool round, if it has one. */
+  async #resumeBody(): Promise<AgentRunRequestJson | "nothing-pending" | "cancelled"> {
+    const { ports } = this.#deps;
+    if (ports.head === undefined) {
+      throw new ConnectError({
+        code: "unimplemented",
+        message: "resume_action needs the gateway's head port",
+      });
+    }
+    const stored = await ports.head(this.#conversationId);
+    const hydrate = this.#hydrate();
+    const history =
+      stored?.history ?? (hydrate === undefined ? undefined : (await hydrate()).history);
+    if (history === undefined) {
+      throw new ConnectError({
+        code: "not_found",
+        message: `conversation ${this.#conversationId} not found`,
+      });
+    }
+    const pending = history.pendingToolCalls();
+    const first = pending[0];
+    if (first === undefined) return "nothing-pending";
+    const runId = assistantRunId(first.assistantId);
+    if (runId === undefined) throw new Error(`pending call ${first.callId} has no run`);
+    this.#runId = runId;
+    const calls = pending
+      .filter((call) => call.assistantId === first.assistantId)
+      .map((call) => ({ callId: call.callId, name: call.name, arguments: call.arguments }));
+    return (await this.#runRound(runId, calls)) ?? "cancelled";
+  }
+
+  async #endTurn(): Promise<ConnectError | undefined> {
+    this.#output.send(interactionUpdates.turnEnded(this.#totals));
+    await this.#output.flush();
+    return undefined;
+  }
+}
