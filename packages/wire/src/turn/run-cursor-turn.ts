@@ -511,8 +511,9 @@ class CursorTurn {
         }),
       );
     }
-    const results = await bridge.runRound(calls);
-    if (this.#controller.signal.aborted) return undefined;
+    // A cancelled run does not wait for a bridge that ignores its signal.
+    const results = await raceAbort(bridge.runRound(calls), this.#controller.signal);
+    if (results === undefined || this.#controller.signal.aborted) return undefined;
     const byId = new Map(results.map((result) => [result.callId, result]));
     for (const call of calls) {
       const result = byId.get(call.callId);
@@ -576,4 +577,23 @@ class CursorTurn {
     await this.#output.flush();
     return undefined;
   }
+}
+
+/** `promise`'s value, or `undefined` as soon as `signal` aborts. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }
