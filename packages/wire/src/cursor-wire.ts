@@ -1,4 +1,4 @@
-import { fromBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { ConnectError } from "./connect/connect-error.js";
 import type { UnaryReply } from "./connect/end-stream.js";
 import { encodeEndStream, unaryErrorReply, unaryProtoReply } from "./connect/end-stream.js";
@@ -6,8 +6,11 @@ import type { RequestHeaders } from "./connect/request-body.js";
 import { singleMessageBytes, unaryMessageBytes } from "./connect/request-body.js";
 import type { AgentClientMessage } from "./gen/agent_v1_pb.js";
 import { AgentClientMessageSchema } from "./gen/agent_v1_pb.js";
-import { BidiAppendResponseSchema, BidiRequestIdSchema } from "./gen/aiserver_v1_pb.js";
-import { BidiAppendRequestSchema } from "./gen/aiserver_v1_pb.js";
+import {
+  BidiAppendRequestSchema,
+  BidiAppendResponseSchema,
+  BidiRequestIdSchema,
+} from "./gen/aiserver_v1_pb.js";
 import { decodeHex } from "./hex.js";
 import { availableModelsReply, usableModelsReply } from "./models/model-lists.js";
 import type { WirePorts } from "./ports.js";
@@ -24,7 +27,6 @@ import { defaultMaxToolRounds, runCursorTurn } from "./turn/run-cursor-turn.js";
 import type { CursorTurnDeps } from "./turn/run-cursor-turn.js";
 import type { ToolBridgeFactory } from "./turn/tool-bridge.js";
 import { unavailableToolBridge } from "./turn/tool-bridge.js";
-import { create, toBinary } from "@bufbuild/protobuf";
 
 /** Where a RunSSE answer goes: any HTTP/1.1 or HTTP/2 response. */
 export interface RunSseResponse {

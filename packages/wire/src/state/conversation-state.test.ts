@@ -15,6 +15,7 @@ import { fromHex, sha256, toHex } from "../hex.js";
 import type { ClientBlob } from "../session/kv-channel.js";
 import { ClientBlobSource } from "../translate/client-blob-source.js";
 import { encodeConversationState } from "./encode-conversation-state.js";
+import { snapshotHead } from "./head-snapshot.js";
 import { hydrateConversationState } from "./hydrate-conversation-state.js";
 import { TurnRecordChains } from "./turn-record-chain.js";
 import { buildUiTurn } from "./ui-turn.js";
@@ -23,8 +24,7 @@ const secret = "state-test-secret-0123456789abcdef0123";
 
 function encode(head = headWithTurns(), { echoed }: { echoed?: ConversationStateStructure } = {}) {
   const encoded = encodeConversationState({
-    head,
-    pendingToolCalls: head.history.pendingToolCalls(),
+    head: snapshotHead(head, head.history.pendingToolCalls()),
     echoed,
     uiTurns: { ids: [], blobs: [] },
     mode: AgentMode.AGENT,
@@ -247,7 +247,7 @@ describe("Cursor conversation state: encode and hydrate", () => {
       mode: AgentMode.AGENT,
     });
     const { turnId, blobs } = buildUiTurn({
-      head,
+      head: snapshotHead(head, []),
       runId: "run-0",
       userMessage,
       requestId: "req-9",

@@ -1,7 +1,5 @@
 import { create, toBinary } from "@bufbuild/protobuf";
-import type { ConversationHead } from "@cursor/projection";
 import { canonicalJson } from "@cursor/run";
-import type { PendingToolCall } from "@cursor/run";
 import type { AgentMode, ConversationStateStructure } from "../gen/agent_v1_pb.js";
 import {
   ConversationStateStructureSchema,
@@ -10,6 +8,7 @@ import {
 } from "../gen/agent_v1_pb.js";
 import { fromHex, sha256, toHex } from "../hex.js";
 import type { ClientBlob } from "../session/kv-channel.js";
+import type { HeadSnapshot } from "./head-snapshot.js";
 import { pendingToolCallsJson } from "./pending-tool-calls-json.js";
 import { createStateSeal, encodeStateSeal } from "./state-seal.js";
 import type { TurnRecordChains } from "./turn-record-chain.js";
@@ -43,7 +42,6 @@ function eager(blob: ClientBlob): ReferencedBlob {
  */
 export function encodeConversationState({
   head,
-  pendingToolCalls,
   echoed,
   uiTurns,
   mode,
@@ -51,8 +49,7 @@ export function encodeConversationState({
   secret,
   chains,
 }: {
-  head: ConversationHead;
-  pendingToolCalls: readonly PendingToolCall[];
+  head: HeadSnapshot;
   /** The state the client sent with the run request (foreign fields and todos come from it). */
   echoed: ConversationStateStructure | undefined;
   /** The UI turn ids to list, and the blobs of the ones this run built. */
@@ -62,13 +59,11 @@ export function encodeConversationState({
   secret: string;
   chains: TurnRecordChains;
 }): EncodedConversationState {
-  const { history } = head;
-  const messageIds: string[] = [];
+  const messageIds = head.digests;
   const blobs: ReferencedBlob[] = [];
-  for (let index = 0; index < history.length; index += 1) {
-    const id = history.digestAt(index)!;
-    messageIds.push(id);
-    const message = history.messages[index]!;
+  for (let index = 0; index < head.messages.length; index += 1) {
+    const id = head.digests[index]!;
+    const message = head.messages[index]!;
     blobs.push({
       id,
       // The message's canonical JSON: its digest is exactly this blob's SHA-256.
@@ -80,9 +75,9 @@ export function encodeConversationState({
   const seal = createStateSeal({
     secret,
     conversationId: head.conversationId,
-    epoch: history.epoch,
-    messages: history.length,
-    headDigest: history.headDigest,
+    epoch: head.epoch,
+    messages: head.messages.length,
+    headDigest: head.headDigest,
     turnRecords: { count: chain.ids.length, head: chain.ids.at(-1) ?? null },
     lastRunId: head.lastRunId ?? null,
   });
@@ -91,11 +86,11 @@ export function encodeConversationState({
   blobs.push({ id: sealId, data: () => sealData });
   blobs.push(...uiTurns.blobs.map(eager));
 
-  const summary = history.messages.find((message) => message.kind === "summary");
+  const summary = head.messages.find((message) => message.kind === "summary");
   const state = create(ConversationStateStructureSchema, {
     rootPromptMessagesJson: [fromHex(sealId), ...messageIds.map(fromHex)],
     todos: echoed?.todos ?? [],
-    pendingToolCalls: pendingToolCallsJson({ head, pendingToolCalls }),
+    pendingToolCalls: pendingToolCallsJson(head),
     tokenDetails: create(ConversationTokenDetailsSchema, tokenDetails),
     ...(summary?.kind === "summary"
       ? {
@@ -107,7 +102,7 @@ export function encodeConversationState({
       : {}),
     turns: uiTurns.ids.map(fromHex),
     mode,
-    selfSummaryCount: history.epoch,
+    selfSummaryCount: head.epoch,
   });
   // Fields this gateway does not own stay exactly as the client sent them.
   if (echoed?.$unknown !== undefined)

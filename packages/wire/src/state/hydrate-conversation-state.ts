@@ -1,5 +1,4 @@
-import { HistoryLog, InvalidHistoryError, HistoryConflictError } from "@cursor/run";
-import type { CanonicalMessage } from "@cursor/run";
+import { HistoryConflictError, HistoryLog, InvalidHistoryError } from "@cursor/run";
 import type { ConversationStateStructure } from "../gen/agent_v1_pb.js";
 import { toHex } from "../hex.js";
 import type { HydratedHeadLike } from "../ports.js";
@@ -80,9 +79,10 @@ export async function hydrateConversationState({
   };
 }
 
-function parseMessage(data: Uint8Array, id: string): CanonicalMessage {
+/** The blob's JSON; `HistoryLog` validates it as a canonical message. */
+function parseMessage(data: Uint8Array, id: string): unknown {
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(data)) as CanonicalMessage;
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(data)) as unknown;
   } catch (error) {
     throw refusedStateError(`root message blob ${id} is not JSON`, error);
   }

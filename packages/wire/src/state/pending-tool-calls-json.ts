@@ -1,6 +1,7 @@
 import { canonicalJson } from "@cursor/run";
-import type { ConversationHead } from "@cursor/projection";
 import type { PendingToolCall } from "@cursor/run";
+import type { HeadSnapshot } from "./head-snapshot.js";
+import { findFromEnd } from "./head-snapshot.js";
 
 function parsedArguments(text: string): unknown {
   try {
@@ -17,21 +18,15 @@ function parsedArguments(text: string): unknown {
  * `tool-call` part per pending call. Informational: hydration never trusts it (pending calls
  * come from the signed history).
  */
-export function pendingToolCallsJson({
-  head,
-  pendingToolCalls,
-}: {
-  head: ConversationHead;
-  pendingToolCalls: readonly PendingToolCall[];
-}): string[] {
+export function pendingToolCallsJson(head: HeadSnapshot): string[] {
   const byAssistant = new Map<string, PendingToolCall[]>();
-  for (const call of pendingToolCalls) {
+  for (const call of head.pendingToolCalls) {
     const calls = byAssistant.get(call.assistantId) ?? [];
     calls.push(call);
     byAssistant.set(call.assistantId, calls);
   }
   return [...byAssistant].map(([assistantId, calls]) => {
-    const assistant = head.history.get(assistantId);
+    const assistant = findFromEnd(head, assistantId);
     const content: unknown[] = [];
     if (assistant?.kind === "assistant" && assistant.reasoning !== "") {
       content.push({ type: "reasoning", text: assistant.reasoning });

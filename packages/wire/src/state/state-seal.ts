@@ -67,7 +67,8 @@ export function encodeStateSeal(seal: StateSeal): Uint8Array {
   return new TextEncoder().encode(canonicalJson(seal));
 }
 
-function refused(message: string, cause?: unknown): ConnectError {
+/** The `invalid_argument` error of a conversation state that cannot be trusted. */
+export function refusedStateError(message: string, cause?: unknown): ConnectError {
   return new ConnectError({
     code: "invalid_argument",
     message: `the conversation state was refused: ${message}`,
@@ -98,19 +99,19 @@ export function verifyStateSeal({
   try {
     json = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(data));
   } catch (error) {
-    throw refused("its first root entry is not this gateway's seal", error);
+    throw refusedStateError("its first root entry is not this gateway's seal", error);
   }
   const parsed = stateSealSchema.safeParse(json);
-  if (!parsed.success) throw refused("its first root entry is not this gateway's seal");
+  if (!parsed.success) throw refusedStateError("its first root entry is not this gateway's seal");
   const { mac, ...fields } = parsed.data;
   const expected = Buffer.from(macOf(secret, fields), "hex");
   if (!timingSafeEqual(expected, Buffer.from(mac, "hex"))) {
-    throw refused("its integrity check failed (it was altered, or signed with another secret)");
+    throw refusedStateError(
+      "its integrity check failed (it was altered, or signed with another secret)",
+    );
   }
   if (fields.conversationId !== conversationId) {
-    throw refused(`it belongs to conversation ${fields.conversationId}`);
+    throw refusedStateError(`it belongs to conversation ${fields.conversationId}`);
   }
   return parsed.data;
 }
-
-export { refused as refusedStateError };

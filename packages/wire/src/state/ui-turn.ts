@@ -1,5 +1,4 @@
 import { create, toBinary } from "@bufbuild/protobuf";
-import type { ConversationHead } from "@cursor/projection";
 import type { CanonicalMessage, ToolResultMessage } from "@cursor/run";
 import type { ConversationStep, UserMessage } from "../gen/agent_v1_pb.js";
 import {
@@ -13,6 +12,7 @@ import {
 import { sha256, toHex } from "../hex.js";
 import type { ClientBlob } from "../session/kv-channel.js";
 import { toolCallDisplay } from "../updates/tool-call-display.js";
+import type { HeadSnapshot } from "./head-snapshot.js";
 
 function blobOf(data: Uint8Array): ClientBlob {
   return { id: toHex(sha256(data)), data };
@@ -23,11 +23,11 @@ function blobOf(data: Uint8Array): ClientBlob {
  * steps and tool results. Scans back from the end of the epoch to the run's runtime message, so
  * the work is O(the run), not O(the conversation).
  */
-function runMessages(head: ConversationHead, runId: string): CanonicalMessage[] {
+function runMessages(head: HeadSnapshot, runId: string): CanonicalMessage[] {
   const eventMessageIds = new Set(
     head.turns.filter((turn) => turn.runId === runId).flatMap((turn) => turn.messageIds),
   );
-  const messages = head.history.messages;
+  const messages = head.messages;
   const collected: CanonicalMessage[] = [];
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const message = messages[index]!;
@@ -54,7 +54,7 @@ export function buildUiTurn({
   userMessage,
   requestId,
 }: {
-  head: ConversationHead;
+  head: HeadSnapshot;
   runId: string;
   userMessage: UserMessage;
   requestId: string;

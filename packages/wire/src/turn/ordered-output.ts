@@ -16,10 +16,6 @@ export class OrderedOutput {
     this.#send = send;
   }
 
-  get failed(): boolean {
-    return this.#failed;
-  }
-
   send(message: AgentServerMessage): void {
     if (this.#failed) return;
     // Nothing queued ahead: send now, so text streams without a microtask per delta.

@@ -18,6 +18,8 @@ import type { ClientBlobLedger } from "../session/client-blob-ledger.js";
 import type { KvChannel } from "../session/kv-channel.js";
 import type { WireTimers } from "../session/wire-timers.js";
 import { encodeConversationState } from "../state/encode-conversation-state.js";
+import type { HeadSnapshot } from "../state/head-snapshot.js";
+import { snapshotHead } from "../state/head-snapshot.js";
 import { hydrateConversationState } from "../state/hydrate-conversation-state.js";
 import type { TurnRecordChains } from "../state/turn-record-chain.js";
 import { buildUiTurn } from "../state/ui-turn.js";
@@ -340,7 +342,7 @@ class CursorTurn {
       case "head":
         this.#latestHead = { head: event.head, pendingToolCalls: event.pendingToolCalls };
         this.#sendSummaryIfReady();
-        this.#queueCheckpoint(event.head, event.pendingToolCalls);
+        this.#queueCheckpoint(snapshotHead(event.head, event.pendingToolCalls));
         return;
       case "run.ended":
         this.#finishThinking();
@@ -385,19 +387,16 @@ class CursorTurn {
     this.#output.send(interactionUpdates.summaryCompleted());
   }
 
-  #queueCheckpoint(head: ConversationHead, pendingToolCalls: readonly PendingToolCall[]): void {
+  #queueCheckpoint(head: HeadSnapshot): void {
     this.#output.step(
-      () => this.#publishCheckpoint(head, pendingToolCalls),
+      () => this.#publishCheckpoint(head),
       // A failed barrier fails the turn: stop the run, nothing more is published.
       (error) => this.#controller.abort(error),
     );
   }
 
   /** Sends the blobs the client lacks, waits for every acknowledgement, then the checkpoint. */
-  async #publishCheckpoint(
-    head: ConversationHead,
-    pendingToolCalls: readonly PendingToolCall[],
-  ): Promise<void> {
+  async #publishCheckpoint(head: HeadSnapshot): Promise<void> {
     const deps = this.#deps;
     // Blobs fetched while hydrating are on the client already.
     await this.#recordReceived();
@@ -406,7 +405,6 @@ class CursorTurn {
     const uiTurns = this.#uiTurns(head, echoedTurns);
     const encoded = encodeConversationState({
       head,
-      pendingToolCalls,
       echoed,
       uiTurns,
       mode: cursorMode(this.#translated.mode),
@@ -449,7 +447,7 @@ class CursorTurn {
   }
 
   #uiTurns(
-    head: ConversationHead,
+    head: HeadSnapshot,
     echoed: readonly string[],
   ): { ids: readonly string[]; blobs: ReturnType<typeof buildUiTurn>["blobs"] } {
     const action = this.#translated.action;
