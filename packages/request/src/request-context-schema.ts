@@ -45,13 +45,23 @@ export const timeZoneSchema = z
   .regex(/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/, "must be an IANA time zone name")
   .refine(isKnownTimeZone, { message: "must be a time zone this runtime knows" });
 
+// Building an Intl.DateTimeFormat costs about a millisecond, and every request is validated
+// several times over (parse, compile): answers are kept, bounded, since zones are few.
+const knownTimeZones = new Map<string, boolean>();
+const maxCachedTimeZones = 1024;
+
 function isKnownTimeZone(timeZone: string): boolean {
+  const cached = knownTimeZones.get(timeZone);
+  if (cached !== undefined) return cached;
+  let known: boolean;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone });
-    return true;
+    known = true;
   } catch {
-    return false;
+    known = false;
   }
+  if (knownTimeZones.size < maxCachedTimeZones) knownTimeZones.set(timeZone, known);
+  return known;
 }
 
 export const environmentInputSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { ModelRequest } from "@cursor/run";
 import { describe, expect, it } from "vitest";
 import { fullCursorContext, reorderedCursorContext } from "./__fixtures__/cursor-context.js";
@@ -14,6 +14,7 @@ import {
   AgentMode,
   ConversationStateStructureSchema,
   ConversationSummarySchema,
+  RequestContextRulesPartSchema,
 } from "./gen/agent_v1_pb.js";
 import { toHex } from "./hex.js";
 import { MemoryIdeBlobStore } from "./testing/ide-blob-store.js";
@@ -468,3 +469,67 @@ function sortKeys(value: unknown): unknown {
   }
   return value;
 }
+
+describe("more of the stream", () => {
+  it("streams reasoning as thinking_delta, closed by thinking_completed before the text", async () => {
+    const { service, ide } = gateway();
+    service.provider.script({ reasoning: "Let me think.", text: "Done." });
+    const turn = await ide.runTurn({ conversationId: "t-1", text: "think" });
+    expect(turn.thinking).toBe("Let me think.");
+    const kinds = turn.sequence.filter(
+      (kind) => kind.startsWith("thinking") || kind === "textDelta",
+    );
+    expect(kinds).toEqual(["thinkingDelta", "thinkingCompleted", "textDelta"]);
+  });
+
+  it("resolves request_context_parts blobs over KV when they are not attached", async () => {
+    const { service, ide } = gateway({ ide: { prefetchBlobs: false } });
+    const rules = toBinary(
+      RequestContextRulesPartSchema,
+      create(RequestContextRulesPartSchema, {
+        rules: [
+          {
+            fullPath: "/repo/.cursor/rules/kv.mdc",
+            content: "Rule from a KV blob.",
+            type: { type: { case: "global", value: {} } },
+          },
+        ],
+      }),
+    );
+    const rulesId = createHash("sha256").update(rules).digest();
+    ide.blobs.set(rulesId.toString("hex"), rules);
+    const turn = await ide.runTurn({
+      conversationId: "t-2",
+      action: {
+        requestContextParts: { rulesBlobId: rulesId, rulesByteLength: rules.length },
+        action: {
+          case: "userMessageAction",
+          value: { userMessage: { text: "hi", messageId: "m-kv", mode: AgentMode.ASK } },
+        },
+      },
+    });
+    expect(turn.end).toEqual({});
+    expect(turn.kv.getBlobIds).toEqual([rulesId.toString("hex")]);
+    expect(service.bodies[0]!.requestContext?.rules).toEqual([
+      { name: "kv", path: "/repo/.cursor/rules/kv.mdc", content: "Rule from a KV blob." },
+    ]);
+  });
+
+  it("keeps a turn's KV traffic flat as the conversation grows (300 turns)", async () => {
+    const { ide } = gateway();
+    const perTurn: { blobs: number; bytes: number }[] = [];
+    for (let index = 0; index < 300; index += 1) {
+      const turn = await ide.runTurn({
+        conversationId: "t-3",
+        text: `message number ${String(index).padStart(4, "0")}`,
+        requestContext: fullCursorContext(),
+      });
+      perTurn.push({ blobs: turn.kv.setBlobIds.length, bytes: turn.kv.bytesSet });
+    }
+    const early = perTurn[10]!;
+    const late = perTurn[299]!;
+    expect(late.blobs).toBe(early.blobs);
+    // Only ids and lengths grow; the seal is fixed-size, the rest is this turn's own content.
+    expect(Math.abs(late.bytes - early.bytes)).toBeLessThan(early.bytes * 0.02);
+  }, 60_000);
+});

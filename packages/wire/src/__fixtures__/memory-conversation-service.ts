@@ -74,6 +74,8 @@ export class MemoryConversationService {
   readonly bodies: AgentRunRequestJson[] = [];
   readonly logs: LoggedLine[] = [];
   readonly active = new Map<string, AbortController>();
+  /** Heads as the last run left them, like the server's state cache (the store stays the truth). */
+  readonly #live = new Map<string, ConversationHead>();
   hydrations = 0;
   #clock = Date.parse("2026-11-29T09:00:00Z");
 
@@ -138,7 +140,9 @@ export class MemoryConversationService {
     }
     const stored = this.store.get(request.conversationId);
     let head: ConversationHead;
-    if (stored !== undefined) head = this.storedHead(request.conversationId)!;
+    if (stored !== undefined) {
+      head = this.#live.get(request.conversationId) ?? this.storedHead(request.conversationId)!;
+    }
     else if (hydrate !== undefined) {
       this.hydrations += 1;
       const hydrated = await hydrate();
@@ -193,6 +197,7 @@ export class MemoryConversationService {
   }
 
   #persist(head: ConversationHead, mcpServers: readonly McpServerInput[] | undefined): void {
+    this.#live.set(head.conversationId, head);
     this.store.set(head.conversationId, {
       epoch: head.history.epoch,
       messages: [...head.history.messages],

@@ -184,4 +184,31 @@ describe("run streams (RunSSE + BidiAppend)", () => {
     await second.done;
     expect(second.endJson).toEqual({});
   });
+
+  it("orders appends that arrive out of order, and skips a client message of an unknown kind", async () => {
+    const { service, wire } = setup();
+    const stream = new RecordingStream(wire, "r-order", { answerKvFrom: 2 });
+    // Field 99 of AgentClientMessage: a message kind of a newer client.
+    const unknownKind = wire.bidiAppend({
+      headers: {},
+      body: appendBody({ requestId: "r-order", seqno: 1, data: "9a0600" }),
+    });
+    await tick();
+    expect(service.bodies).toHaveLength(0);
+    const first = await wire.bidiAppend({
+      headers: {},
+      body: appendBody({
+        requestId: "r-order",
+        seqno: 0,
+        message: runRequestMessage({ conversationId: "order" }),
+      }),
+    });
+    expect(replyJson(first)).toEqual({ status: 200 });
+    expect(replyJson(await unknownKind)).toEqual({ status: 200 });
+    await stream.done;
+    expect(stream.endJson).toEqual({});
+    expect(
+      service.logs.some((line) => line.message === "skipped a client message of an unknown kind"),
+    ).toBe(true);
+  });
 });

@@ -5,11 +5,13 @@ import type { KvChannel } from "../session/kv-channel.js";
 
 /**
  * Blobs the server reads from the client for one run: those attached as `pre_fetched_blobs`
- * (checked once: a 32-byte id equal to the SHA-256 of the value), else asked for with
- * `get_blob_args`. Every blob handed out matches its id; a missing one is an error naming it.
+ * (a 32-byte id, checked against the SHA-256 of the value when the blob is first used, so a
+ * turn that needs none of them hashes none), else asked for with `get_blob_args`. Every blob
+ * handed out matches its id; a missing one is an error naming it.
  */
 export class ClientBlobSource {
-  readonly #prefetched = new Map<string, Uint8Array>();
+  readonly #prefetched = new Map<string, { readonly index: number; readonly value: Uint8Array }>();
+  readonly #verified = new Set<string>();
   readonly #fetched = new Map<string, Promise<Uint8Array>>();
   readonly #kv: KvChannel | undefined;
   /** Ids of every blob the client showed it holds (attached or answered). */
@@ -31,13 +33,7 @@ export class ClientBlobSource {
         });
       }
       const id = toHex(blob.id);
-      if (toHex(sha256(blob.value)) !== id) {
-        throw new ConnectError({
-          code: "invalid_argument",
-          message: `pre_fetched_blobs[${index}] does not match its id ${id} (SHA-256 differs)`,
-        });
-      }
-      this.#prefetched.set(id, blob.value);
+      if (!this.#prefetched.has(id)) this.#prefetched.set(id, { index, value: blob.value });
       this.received.add(id);
     });
   }
@@ -51,7 +47,20 @@ export class ClientBlobSource {
   get(id: string | Uint8Array, what = "blob"): Promise<Uint8Array> {
     const hex = typeof id === "string" ? id : toHex(id);
     const attached = this.#prefetched.get(hex);
-    if (attached !== undefined) return Promise.resolve(attached);
+    if (attached !== undefined) {
+      if (!this.#verified.has(hex)) {
+        if (toHex(sha256(attached.value)) !== hex) {
+          return Promise.reject(
+            new ConnectError({
+              code: "invalid_argument",
+              message: `pre_fetched_blobs[${attached.index}] does not match its id ${hex} (SHA-256 differs)`,
+            }),
+          );
+        }
+        this.#verified.add(hex);
+      }
+      return Promise.resolve(attached.value);
+    }
     let pending = this.#fetched.get(hex);
     if (pending === undefined) {
       pending = this.#fetch(hex, what);

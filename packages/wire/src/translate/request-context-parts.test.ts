@@ -88,14 +88,14 @@ describe("request_context_parts", () => {
     );
   });
 
-  it("refuses an attached blob whose SHA-256 is not its id, and a missing one", () => {
-    expect(
-      () =>
-        new ClientBlobSource({
-          prefetched: [create(PreFetchedBlobSchema, { id: sha256(mcpsPart), value: rulesPart })],
-          kv: undefined,
-        }),
-    ).toThrow(/pre_fetched_blobs\[0\] does not match its id/);
+  it("refuses an attached blob whose SHA-256 is not its id when it is used, and a bad id", async () => {
+    const source = new ClientBlobSource({
+      prefetched: [create(PreFetchedBlobSchema, { id: sha256(mcpsPart), value: rulesPart })],
+      kv: undefined,
+    });
+    await expect(source.get(sha256(mcpsPart))).rejects.toThrow(
+      /pre_fetched_blobs\[0\] does not match its id [0-9a-f]{64} \(SHA-256 differs\)/,
+    );
     expect(
       () =>
         new ClientBlobSource({

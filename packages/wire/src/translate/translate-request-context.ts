@@ -1,5 +1,6 @@
 import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { timeZoneSchema } from "@cursor/request";
 import type {
   McpServerInput,
   McpToolInput,
@@ -149,13 +150,8 @@ function subagentsOf(parts: CursorContextParts): SubagentInput[] {
 }
 
 function knownTimeZone(zone: string): string | undefined {
-  if (zone.trim() === "") return undefined;
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return zone;
-  } catch {
-    return undefined;
-  }
+  // The request schema's own check, so the wire never passes a zone the service refuses.
+  return zone.trim() !== "" && timeZoneSchema.safeParse(zone).success ? zone : undefined;
 }
 
 function envOf(

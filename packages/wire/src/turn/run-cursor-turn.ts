@@ -167,6 +167,12 @@ class CursorTurn {
     this.#translated = translated;
     this.#blobs = blobs;
     this.#output = new OrderedOutput((message) => stream.send(message));
+    // The echoed state's blobs are on the client (a checkpoint is published only after its
+    // blobs were acknowledged), so the ledger is asked only about the rest: O(new) per turn.
+    const echoed = runRequest.conversationState;
+    for (const id of [...(echoed?.rootPromptMessagesJson ?? []), ...(echoed?.turns ?? [])]) {
+      if (id.length === 32) this.#known.add(toHex(id));
+    }
     if (stream.signal.aborted) this.#controller.abort(stream.signal.reason);
     else {
       stream.signal.addEventListener("abort", () => this.#controller.abort(stream.signal.reason), {
