@@ -8,6 +8,7 @@ import type {
   StreamOptions,
 } from "@cursor/run";
 import type { AnthropicBody, AnthropicCacheTtl } from "./anthropic-api.js";
+import { isValidAnthropicTtlOrder } from "./anthropic-cache-hints.js";
 import { toAnthropicProviderError } from "./anthropic-errors.js";
 import { anthropicProviderId } from "./anthropic-replay.js";
 import { normalizeAnthropicStream } from "./anthropic-stream.js";
@@ -25,8 +26,14 @@ export interface AnthropicAdapterOptions {
   readonly timeoutMs?: number;
   /** `max_tokens` when a request sets no `maxOutputTokens` (default 8192; the API needs one). */
   readonly maxTokens?: number;
-  /** TTL of every cache marker; the API default (5 minutes) when absent. */
+  /** TTL of the history cache markers; the API default (5 minutes) when absent. */
   readonly cacheTtl?: AnthropicCacheTtl;
+  /**
+   * TTL of the markers on the tools and the system prompt, which every turn of every
+   * conversation with this prompt reads: `"1h"` keeps them across pauses longer than five
+   * minutes (writes cost 2× instead of 1.25×). Defaults to `cacheTtl`; never shorter than it.
+   */
+  readonly stablePrefixCacheTtl?: AnthropicCacheTtl;
   /** Extended thinking with this token budget (at least 1024 per the API). */
   readonly thinking?: { readonly budgetTokens: number };
   readonly fetch?: typeof fetch;
@@ -36,6 +43,12 @@ function validateOptions(options: AnthropicAdapterOptions): void {
   const maxTokens = options.maxTokens ?? defaultAnthropicMaxTokens;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
     throw new RangeError(`maxTokens must be a positive integer, got ${maxTokens}`);
+  }
+  const stable = options.stablePrefixCacheTtl ?? options.cacheTtl;
+  if (!isValidAnthropicTtlOrder({ stablePrefixTtl: stable, historyTtl: options.cacheTtl })) {
+    throw new RangeError(
+      `stablePrefixCacheTtl "${String(stable)}" is shorter than cacheTtl "${String(options.cacheTtl)}": the API wants markers with a longer TTL before shorter ones`,
+    );
   }
   const budget = options.thinking?.budgetTokens;
   if (budget !== undefined && (!Number.isInteger(budget) || budget < 1024)) {
@@ -56,6 +69,9 @@ export function createAnthropicAdapter(
   const serializeOptions = {
     maxTokens: options.maxTokens ?? defaultAnthropicMaxTokens,
     ...(options.cacheTtl === undefined ? {} : { cacheTtl: options.cacheTtl }),
+    ...(options.stablePrefixCacheTtl === undefined
+      ? {}
+      : { stablePrefixCacheTtl: options.stablePrefixCacheTtl }),
     ...(options.thinking === undefined ? {} : { thinking: options.thinking }),
   };
   const client = new Anthropic({
@@ -81,9 +97,9 @@ export function createAnthropicAdapter(
       const events = await client.messages.create(body, signal === undefined ? {} : { signal });
       yield* normalizeAnthropicStream(events);
     } catch (error) {
-      // The SDK ends an aborted stream quietly, which would otherwise read as a cut stream.
-      if (signal?.aborted === true) throw new RunCancelledError({ cause: error });
-      throw toAnthropicProviderError(error);
+      // The SDK ends an aborted stream quietly, which would otherwise read as a cut stream: the
+      // classifier checks the signal first.
+      throw toAnthropicProviderError(error, { signal });
     }
   }
 

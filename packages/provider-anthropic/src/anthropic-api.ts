@@ -126,6 +126,13 @@ export const anthropicUsageSchema = z.object({
   output_tokens: nullableCount,
   cache_read_input_tokens: nullableCount,
   cache_creation_input_tokens: nullableCount,
+  /** The cache writes split by TTL (5-minute and 1-hour markers). */
+  cache_creation: z
+    .object({
+      ephemeral_5m_input_tokens: nullableCount,
+      ephemeral_1h_input_tokens: nullableCount,
+    })
+    .nullish(),
 });
 export type AnthropicUsage = z.infer<typeof anthropicUsageSchema>;
 

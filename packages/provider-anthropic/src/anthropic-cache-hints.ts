@@ -79,33 +79,59 @@ function withMarker<Block extends object>(block: Block, cacheControl: AnthropicC
   return { ...block, cache_control: { ...cacheControl } };
 }
 
+const cacheControlFor = (ttl: AnthropicCacheTtl | undefined): AnthropicCacheControl =>
+  ttl === undefined ? { type: "ephemeral" } : { type: "ephemeral", ttl };
+
+const ttlMinutes = (ttl: AnthropicCacheTtl | undefined): number => (ttl === "1h" ? 60 : 5);
+
+/**
+ * True when a stable-prefix TTL may go with a history TTL: the API wants every marker with a
+ * longer TTL before every marker with a shorter one, and the stable prefix comes first.
+ */
+export function isValidAnthropicTtlOrder({
+  stablePrefixTtl,
+  historyTtl,
+}: {
+  stablePrefixTtl: AnthropicCacheTtl | undefined;
+  historyTtl: AnthropicCacheTtl | undefined;
+}): boolean {
+  return ttlMinutes(stablePrefixTtl) >= ttlMinutes(historyTtl);
+}
+
 /**
  * Returns copies of tools, system and messages with `cache_control` markers at the planned
  * positions. Only the marked blocks (and the arrays holding them) are copied; the input is not
- * changed, and every other block is shared as is.
+ * changed, and every other block is shared as is. The markers on the tools and the system block
+ * (the stable prefix, written once and read by every turn) take `stablePrefixTtl`, e.g. `1h`;
+ * the history markers take `ttl`. Both default to the API's 5 minutes. The stable prefix comes
+ * first, so a longer stable TTL keeps the API's rule of longer TTLs before shorter ones.
  */
 export function applyAnthropicCacheHints({
   tools,
   system,
   messages,
   ttl,
-}: CachePrefix & { ttl?: AnthropicCacheTtl }): {
+  stablePrefixTtl = ttl,
+}: CachePrefix & { ttl?: AnthropicCacheTtl; stablePrefixTtl?: AnthropicCacheTtl }): {
   tools: AnthropicTool[];
   system: AnthropicTextBlock[];
   messages: AnthropicMessage[];
 } {
-  const cacheControl: AnthropicCacheControl =
-    ttl === undefined ? { type: "ephemeral" } : { type: "ephemeral", ttl };
+  const cacheControl = cacheControlFor(ttl);
+  const stableCacheControl = cacheControlFor(stablePrefixTtl);
   const markedTools = [...tools];
   const markedSystem = [...system];
   const markedMessages = [...messages];
   for (const position of planAnthropicCacheMarkers({ tools, system, messages })) {
     switch (position.kind) {
       case "tool":
-        markedTools[position.index] = withMarker(markedTools[position.index]!, cacheControl);
+        markedTools[position.index] = withMarker(markedTools[position.index]!, stableCacheControl);
         break;
       case "system":
-        markedSystem[position.index] = withMarker(markedSystem[position.index]!, cacheControl);
+        markedSystem[position.index] = withMarker(
+          markedSystem[position.index]!,
+          stableCacheControl,
+        );
         break;
       case "message": {
         const message = markedMessages[position.messageIndex]!;

@@ -13,7 +13,9 @@ import {
   ProviderServerError,
   RateLimitError,
   RefusalError,
+  QuotaExceededError,
   RunCancelledError,
+  describeLoopError,
 } from "@cursor/run";
 import { toAnthropicProviderError } from "./anthropic-errors.js";
 
@@ -87,12 +89,40 @@ describe("toAnthropicProviderError", () => {
     expect((without as RateLimitError).retryAfterMs).toBeUndefined();
   });
 
-  it("classifies 5xx and 529 overloaded as server errors", () => {
-    for (const status of [500, 502, 503, 529, 408]) {
+  it("classifies 5xx and 529 overloaded as server errors, 408 as a network error", () => {
+    for (const status of [500, 502, 503, 529]) {
       const error = toAnthropicProviderError(apiError(status, "overloaded_error", "Overloaded"));
       expect(ProviderServerError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ status, retryable: true });
     }
+    // 408: @cursor/run's one table, the same for every provider.
+    const timeout = toAnthropicProviderError(apiError(408, "timeout_error", "Request timeout"));
+    expect(NetworkError.isInstance(timeout)).toBe(true);
+    expect(timeout).toMatchObject({ status: 408, retryable: true });
+  });
+
+  it("classifies billing errors as a permanent quota error, over HTTP and inside a stream", () => {
+    const http = toAnthropicProviderError(
+      apiError(402, "billing_error", "Your credit balance is too low to access the Anthropic API."),
+    );
+    expect(QuotaExceededError.isInstance(http)).toBe(true);
+    expect(http).toMatchObject({ status: 402, retryable: false });
+    expect(describeLoopError(http).code).toBe("provider_quota_exceeded");
+    const inStream = toAnthropicProviderError(
+      new APIError(
+        undefined,
+        { type: "error", error: { type: "billing_error", message: "credit balance too low" } },
+        undefined,
+        new Headers(),
+      ),
+    );
+    expect(QuotaExceededError.isInstance(inStream)).toBe(true);
+    expect((inStream as QuotaExceededError).retryable).toBe(false);
+  });
+
+  it("returns an error it does not recognise unchanged (a bug is not a provider failure)", () => {
+    const bug = new RangeError("Invalid array length");
+    expect(toAnthropicProviderError(bug)).toBe(bug);
   });
 
   it("classifies error events inside an open stream by their type", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ModelAssistantMessage, ModelMessage, ModelToolMessage } from "@cursor/run";
+import type { JsonValue, ModelAssistantMessage, ModelMessage, ModelToolMessage } from "@cursor/run";
 import type { AnthropicContentBlock } from "./anthropic-api.js";
 import { convertToAnthropicMessages } from "./convert-to-anthropic-messages.js";
 
@@ -139,6 +139,96 @@ describe("convertToAnthropicMessages", () => {
     expect(messages).toEqual([{ role: "user", content: [{ type: "text", text: "hello" }] }]);
     expect(warnings).toEqual([
       { type: "dropped", message: "blank text part dropped", path: "messages[0].content[0]" },
+    ]);
+  });
+
+  it("leaves out a thinking-only reply whole, so no assistant message ends with thinking", () => {
+    // A reply that ran out of output budget while thinking (stop_reason: max_tokens): only its
+    // signed thinking is stored. The API refuses an assistant message whose final block is
+    // thinking, and the thinking cannot be sent without the message, so the message goes.
+    const thinkingOnly = (replayBlocks: JsonValue[], text = "") =>
+      assistant({
+        text,
+        reasoning: "half a plan",
+        replay: { anthropic: { blocks: replayBlocks } },
+      });
+    for (const message of [
+      thinkingOnly([{ type: "thinking", thinking: "half a plan", signature: "sig" }]),
+      thinkingOnly([
+        { type: "thinking", thinking: "half a plan", signature: "sig" },
+        { type: "redacted_thinking", data: "opaque" },
+      ]),
+      thinkingOnly([{ type: "redacted_thinking", data: "opaque" }]),
+      // Whitespace-only text is never sent, so this is thinking-only on the wire too.
+      thinkingOnly([{ type: "thinking", thinking: "half a plan", signature: "sig" }], "\n"),
+    ]) {
+      const { messages, warnings } = convertToAnthropicMessages([
+        userText("runtime:r", "runtime", "query"),
+        message,
+        userText("runtime:r2", "runtime", "and now?"),
+      ]);
+      expect(messages).toEqual([
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "query" },
+            { type: "text", text: "and now?" },
+          ],
+        },
+      ]);
+      expect(warnings).toEqual([
+        {
+          type: "dropped",
+          message:
+            "assistant message holds only thinking (its output ran out while thinking); left out, since the API refuses an assistant message that ends with a thinking block",
+          path: "messages[1]",
+        },
+      ]);
+    }
+  });
+
+  it("keeps a thinking reply that has text or a tool call after the thinking", () => {
+    const { messages, warnings } = convertToAnthropicMessages([
+      userText("runtime:r", "runtime", "query"),
+      assistant({
+        text: "partial answ",
+        reasoning: "plan",
+        replay: {
+          anthropic: { blocks: [{ type: "thinking", thinking: "plan", signature: "sig" }] },
+        },
+      }),
+      userText("tail", "tail", "Continue."),
+    ]);
+    expect(warnings).toEqual([]);
+    expect(messages[1]).toEqual({
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "plan", signature: "sig" },
+        { type: "text", text: "partial answ" },
+      ],
+    });
+  });
+
+  it("merges consecutive assistant messages into one, as the API would", () => {
+    const { messages, warnings } = convertToAnthropicMessages([
+      userText("runtime:r", "runtime", "query"),
+      assistant({ id: "assistant:r:0", text: "First." }),
+      assistant({
+        id: "assistant:r:1",
+        reasoning: "plan",
+        replay: {
+          anthropic: { blocks: [{ type: "thinking", thinking: "plan", signature: "sig" }] },
+        },
+        toolCalls: [{ index: 0, callId: "c1", name: "read_file", arguments: "{}" }],
+      }),
+      toolResult("c1", "one"),
+    ]);
+    expect(warnings).toEqual([]);
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+    expect(messages[1]!.content.map((block) => block.type)).toEqual([
+      "text",
+      "thinking",
+      "tool_use",
     ]);
   });
 });

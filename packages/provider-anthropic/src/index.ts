@@ -24,6 +24,7 @@ export type {
 } from "./anthropic-api.js";
 export {
   applyAnthropicCacheHints,
+  isValidAnthropicTtlOrder,
   maxAnthropicCacheMarkers,
   planAnthropicCacheMarkers,
 } from "./anthropic-cache-hints.js";

@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { createPromptSpec, deepFreeze, toModelRequest } from "@cursor/run";
-import type { ModelRequest } from "@cursor/run";
+import {
+  createAssistantMessage,
+  createPromptSpec,
+  createRuntimeMessage,
+  createToolResultMessage,
+  deepFreeze,
+  toModelRequest,
+} from "@cursor/run";
+import type { CanonicalMessage, JsonValue, ModelRequest } from "@cursor/run";
+import { countCacheControlMarkers, stripCacheControl } from "@cursor/testkit";
+import type { AnthropicBody, AnthropicContentBlock } from "./anthropic-api.js";
+import { createAnthropicAdapter } from "./anthropic-adapter.js";
 import { conversationRequests, promptSpec } from "./__fixtures__/conversation.js";
 import { countMarkers, flattenPrefix } from "./__fixtures__/flatten-blocks.js";
 import { serializeAnthropicRequest } from "./serialize-anthropic-request.js";
@@ -334,6 +344,129 @@ describe("serializeAnthropicRequest", () => {
       system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }],
       messages: [],
       stream: true,
+    });
+  });
+
+  describe("thinking with an open tool round that has no Anthropic thinking", () => {
+    const spec = createPromptSpec({ instructions: "Be brief.", tools: [...promptSpec.tools] });
+    const runtime = createRuntimeMessage({
+      eventId: "turn.m1.cccccccccccccccc",
+      runtimeKind: "user-turn",
+      content: [{ type: "text", text: "Read a.ts" }],
+    });
+    const roundFrom = (replay: Record<string, JsonValue>) => [
+      runtime,
+      createAssistantMessage({
+        runId: "r1",
+        step: 0,
+        text: "Reading.",
+        reasoning: "read it first",
+        toolCalls: [
+          { index: 0, callId: "call_1", name: "read_file", arguments: '{"path":"a.ts"}' },
+        ],
+        replay,
+      }),
+      createToolResultMessage({ callId: "call_1", name: "read_file", content: "export {}" }),
+    ];
+    const requestOf = (messages: CanonicalMessage[]) =>
+      toModelRequest({
+        conversationId: "c",
+        model: "claude-sonnet-4-6",
+        promptSpec: spec,
+        messages,
+      });
+    const withThinking = { maxTokens: 8192, thinking: { budgetTokens: 2048 } };
+
+    it("sends the round without `thinking` (a valid body) and says why", () => {
+      // The round came from another provider: no signed thinking block can start it.
+      const foreign: Record<string, JsonValue>[] = [
+        { "openai-responses": { reasoningItems: [] } },
+        {},
+      ];
+      for (const replay of foreign) {
+        const { body, warnings } = serializeAnthropicRequest({
+          request: requestOf(roundFrom(replay)),
+          options: withThinking,
+        });
+        expect("thinking" in body).toBe(false);
+        expect(body.max_tokens).toBe(8192);
+        expect(body.messages[1]!.content[0]!.type).toBe("text");
+        expect(warnings).toEqual([
+          {
+            type: "other",
+            message:
+              "thinking left off for this call: the open tool round's assistant message has no Anthropic thinking block to start with (it came from another provider or from a call without thinking), and with thinking on the API refuses such a round",
+            path: "messages[1]",
+          },
+        ]);
+      }
+    });
+
+    it("keeps thinking on when the round starts with its signed thinking", () => {
+      const { body, warnings } = serializeAnthropicRequest({
+        request: requestOf(
+          roundFrom({
+            anthropic: {
+              blocks: [{ type: "thinking", thinking: "read it first", signature: "s" }],
+            },
+          }),
+        ),
+        options: withThinking,
+      });
+      expect(warnings).toEqual([]);
+      expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+    });
+
+    it("keeps thinking on once the round is closed by an answer, and byte-stable history", () => {
+      const closed = [
+        ...roundFrom({}),
+        createAssistantMessage({ runId: "r1", step: 1, text: "It is empty." }),
+        createRuntimeMessage({
+          eventId: "turn.m2.dddddddddddddddd",
+          runtimeKind: "user-turn",
+          content: [{ type: "text", text: "Thanks" }],
+        }),
+      ];
+      const open = serializeAnthropicRequest({
+        request: requestOf(roundFrom({})),
+        options: withThinking,
+      });
+      const later = serializeAnthropicRequest({
+        request: requestOf(closed),
+        options: withThinking,
+      });
+      expect(later.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+      expect(later.warnings).toEqual([]);
+      const blocks = (body: AnthropicBody) =>
+        stripCacheControl(body.messages).flatMap(
+          (message): AnthropicContentBlock[] => message.content,
+        );
+      expect(blocks(later.body).slice(0, blocks(open.body).length)).toEqual(blocks(open.body));
+    });
+  });
+
+  describe("cache TTLs", () => {
+    it("gives the stable prefix (tools, system) a 1-hour TTL before the 5-minute history markers", () => {
+      const { body } = serializeAnthropicRequest({
+        request: conversationRequests[1]!,
+        options: { maxTokens: 8192, stablePrefixCacheTtl: "1h" },
+      });
+      expect(body.tools!.at(-1)!.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
+      expect(body.system[0]!.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
+      const historyMarkers = body.messages
+        .flatMap((message): AnthropicContentBlock[] => message.content)
+        .flatMap((block) =>
+          "cache_control" in block && block.cache_control ? [block.cache_control] : [],
+        );
+      expect(historyMarkers.length).toBeGreaterThan(0);
+      for (const marker of historyMarkers) expect(marker).toEqual({ type: "ephemeral" });
+      expect(countCacheControlMarkers(body)).toBeLessThanOrEqual(4);
+    });
+
+    it("refuses a stable-prefix TTL shorter than the history's (the API wants longer first)", () => {
+      expect(() => createAnthropicAdapter({ cacheTtl: "1h", stablePrefixCacheTtl: "5m" })).toThrow(
+        /stablePrefixCacheTtl "5m" is shorter than cacheTtl "1h"/,
+      );
     });
   });
 });

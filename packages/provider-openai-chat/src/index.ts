@@ -10,12 +10,15 @@ export type {
 export { prepareOpenAIChatTools } from "./openai-chat-prepare-tools.js";
 export type { PrepareOpenAIChatToolsResult } from "./openai-chat-prepare-tools.js";
 export { openAIChatPromptCacheKey } from "./openai-chat-cache-hints.js";
-export type { OpenAIChatPromptCacheRetention } from "./openai-chat-cache-hints.js";
+export type {
+  OpenAIChatPromptCacheOptions,
+  OpenAIChatPromptCacheRetention,
+} from "./openai-chat-cache-hints.js";
 export { toOpenAIChatToolCallId } from "./openai-chat-tool-call-id.js";
 export { toOpenAIChatProviderEvents } from "./openai-chat-stream-events.js";
 export { convertOpenAIChatUsage } from "./convert-openai-chat-usage.js";
 export { mapOpenAIChatFinishReason } from "./map-openai-chat-finish-reason.js";
-export { classifyOpenAIChatError } from "./openai-chat-errors.js";
+export { classifyOpenAIChatError, openAIChatErrorRules } from "./openai-chat-errors.js";
 export {
   chatChunkSchema,
   openAIChatProviderId,
@@ -30,6 +33,7 @@ export type {
   ChatFunctionTool,
   ChatImagePart,
   ChatMessage,
+  ChatPromptCacheOptions,
   ChatPromptCacheRetention,
   ChatSystemMessage,
   ChatTextPart,

@@ -1,6 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ProviderEvent } from "@cursor/run";
-import { ProviderServerError, RateLimitError, RunCancelledError } from "@cursor/run";
+import {
+  AuthenticationError,
+  ProviderServerError,
+  RateLimitError,
+  RunCancelledError,
+} from "@cursor/run";
 import { conversationRequests } from "./__fixtures__/conversation.js";
 import { chunk, parallelToolCallChunks } from "./__fixtures__/chunks.js";
 import { createOpenAIChatAdapter } from "./openai-chat-adapter.js";
@@ -153,5 +158,18 @@ describe("createOpenAIChatAdapter", () => {
       collect(adapter.stream(request, { signal: AbortSignal.abort() })),
     ).rejects.toSatisfy((error) => RunCancelledError.isInstance(error));
     expect(scripted.calls).toHaveLength(0);
+  });
+
+  it("serialises without a key and reports a missing key as an authentication error", async () => {
+    vi.stubEnv("OPENAI_API_KEY", "");
+    try {
+      const adapter = createOpenAIChatAdapter({ baseURL: "http://p/v1" });
+      expect(adapter.serialize(request).body.stream).toBe(true);
+      await expect(collect(adapter.stream(request))).rejects.toSatisfy((error) =>
+        AuthenticationError.isInstance(error),
+      );
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

@@ -1,8 +1,13 @@
+import { AuthenticationError } from "@cursor/run";
 import type { ModelRequest, ProviderAdapter, ProviderEvent, StreamOptions } from "@cursor/run";
 import OpenAI from "openai";
 import type { ChatBody } from "./openai-chat-api.js";
 import { openAIChatProviderId } from "./openai-chat-api.js";
-import type { OpenAIChatPromptCacheRetention } from "./openai-chat-cache-hints.js";
+import type {
+  OpenAIChatPromptCacheOptions,
+  OpenAIChatPromptCacheRetention,
+} from "./openai-chat-cache-hints.js";
+import { assertOneChatCacheSetting } from "./openai-chat-cache-hints.js";
 import type { OpenAIChatSystemRole } from "./convert-to-openai-chat-input.js";
 import { classifyOpenAIChatError } from "./openai-chat-errors.js";
 import type { OpenAIChatSerializeSettings } from "./serialize-openai-chat-request.js";
@@ -18,8 +23,17 @@ export interface OpenAIChatAdapterOptions {
   readonly headers?: Record<string, string>;
   /** Request timeout (the SDK default, 10 minutes, when unset). */
   readonly timeoutMs?: number;
-  /** Sent as `prompt_cache_retention` (`in_memory` / `24h` on the wire). */
+  /**
+   * Sent as `prompt_cache_retention` (`in_memory` / `24h` on the wire), for models before
+   * GPT-5.6. Never together with `promptCacheOptions`.
+   */
   readonly promptCacheRetention?: OpenAIChatPromptCacheRetention;
+  /**
+   * Sent as `prompt_cache_options` (GPT-5.6 and later): `ttl: "30m"` keeps the cached prefix at
+   * least 30 minutes; `mode: "explicit"` turns caching off here (this package places no
+   * breakpoints).
+   */
+  readonly promptCacheOptions?: OpenAIChatPromptCacheOptions;
   /**
    * Send this provider's recorded `reasoning_content` back with each assistant message, for
    * servers (DeepSeek-style) that expect it. Off by default: OpenAI does not know the field.
@@ -39,22 +53,36 @@ export interface OpenAIChatAdapterOptions {
 export function createOpenAIChatAdapter(
   options: OpenAIChatAdapterOptions = {},
 ): ProviderAdapter<ChatBody> {
+  assertOneChatCacheSetting(options);
   const settings: OpenAIChatSerializeSettings = {
     systemRole: options.systemRole ?? "system",
     replayReasoningContent: options.replayReasoningContent ?? false,
     promptCacheRetention: options.promptCacheRetention,
+    promptCacheOptions: options.promptCacheOptions,
   };
   // Created on the first call, so serialising (and constructing the adapter) needs no key.
   let client: OpenAI | undefined;
-  const getClient = (): OpenAI =>
-    (client ??= new OpenAI({
-      apiKey: options.apiKey,
-      ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
-      ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
-      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      maxRetries: 0,
-    }));
+  const getClient = (): OpenAI => {
+    if (client !== undefined) return client;
+    try {
+      client = new OpenAI({
+        apiKey: options.apiKey,
+        ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
+        ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
+        ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        maxRetries: 0,
+      });
+    } catch (error) {
+      // The SDK refuses to build a client without a key (argument or OPENAI_API_KEY).
+      throw new AuthenticationError({
+        message: error instanceof Error ? error.message : "no OpenAI API key",
+        providerId: openAIChatProviderId,
+        cause: error,
+      });
+    }
+    return client;
+  };
 
   const serialize = (request: ModelRequest) => serializeOpenAIChatRequest({ request, settings });
 

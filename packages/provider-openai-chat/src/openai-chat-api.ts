@@ -82,6 +82,12 @@ export type ChatToolChoice = "none" | ChatAllowedToolsChoice;
 /** Wire value of `prompt_cache_retention` (the API spells the in-memory policy `in_memory`). */
 export type ChatPromptCacheRetention = "in_memory" | "24h";
 
+/** Wire value of `prompt_cache_options` (GPT-5.6 and later). */
+export interface ChatPromptCacheOptions {
+  mode?: "implicit" | "explicit";
+  ttl?: "30m";
+}
+
 /** The exact streaming request body this package sends to `/chat/completions`. */
 export interface ChatBody {
   model: string;
@@ -90,7 +96,9 @@ export interface ChatBody {
   tool_choice?: ChatToolChoice;
   max_completion_tokens?: number;
   prompt_cache_key: string;
+  /** Never together with `prompt_cache_options` (one caching setting per adapter). */
   prompt_cache_retention?: ChatPromptCacheRetention;
+  prompt_cache_options?: ChatPromptCacheOptions;
   stream: true;
   stream_options: { include_usage: true };
 }
@@ -111,10 +119,17 @@ export const chatToolCallDeltaSchema = z.looseObject({
     .nullish(),
 });
 
+/**
+ * `content`, `reasoning`, `reasoning_content` and `reasoning_details` take many shapes across
+ * servers (strings, part lists); they are read by `readOpenAIChatDelta`, never validated here,
+ * so no shape can fail the stream.
+ */
 export const chatDeltaSchema = z.looseObject({
   role: z.string().nullish(),
-  content: z.string().nullish(),
-  reasoning_content: z.string().nullish(),
+  content: z.unknown().optional(),
+  reasoning_content: z.unknown().optional(),
+  reasoning: z.unknown().optional(),
+  reasoning_details: z.unknown().optional(),
   refusal: z.string().nullish(),
   tool_calls: z.array(chatToolCallDeltaSchema).nullish(),
 });

@@ -1,4 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { conversationRequests } from "./__fixtures__/conversation.js";
+import { createOpenAIChatAdapter } from "./openai-chat-adapter.js";
+import { serializeOpenAIChatRequest } from "./serialize-openai-chat-request.js";
 import { sha256Hex } from "@cursor/run";
 import { openAIChatPromptCacheKey, toChatPromptCacheRetention } from "./openai-chat-cache-hints.js";
 
@@ -12,5 +15,32 @@ describe("openai chat cache hints", () => {
   it("spells the retention policy as the API does", () => {
     expect(toChatPromptCacheRetention("in-memory")).toBe("in_memory");
     expect(toChatPromptCacheRetention("24h")).toBe("24h");
+  });
+});
+
+describe("prompt_cache_options (GPT-5.6 and later)", () => {
+  it("is sent after prompt_cache_key, only the fields set, in a fixed order", () => {
+    const body = serializeOpenAIChatRequest({
+      request: conversationRequests()[0]!,
+      settings: {
+        systemRole: "system",
+        replayReasoningContent: false,
+        promptCacheOptions: { ttl: "30m", mode: "implicit" },
+      },
+    }).body;
+    expect(Object.keys(body).slice(-4)).toEqual([
+      "prompt_cache_key",
+      "prompt_cache_options",
+      "stream",
+      "stream_options",
+    ]);
+    expect(JSON.stringify(body.prompt_cache_options)).toBe('{"mode":"implicit","ttl":"30m"}');
+    expect("prompt_cache_retention" in body).toBe(false);
+  });
+
+  it("is never sent together with prompt_cache_retention", () => {
+    expect(() =>
+      createOpenAIChatAdapter({ promptCacheRetention: "24h", promptCacheOptions: { ttl: "30m" } }),
+    ).toThrow(/promptCacheRetention and promptCacheOptions/);
   });
 });

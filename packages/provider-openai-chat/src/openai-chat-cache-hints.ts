@@ -1,8 +1,40 @@
 import { sha256Hex } from "@cursor/run";
-import type { ChatPromptCacheRetention } from "./openai-chat-api.js";
+import type { ChatPromptCacheOptions, ChatPromptCacheRetention } from "./openai-chat-api.js";
 
 /** The retention option as the adapter takes it (the spelling used across these packages). */
 export type OpenAIChatPromptCacheRetention = "in-memory" | "24h";
+
+/** `prompt_cache_options` as the adapter takes it (GPT-5.6 and later). */
+export interface OpenAIChatPromptCacheOptions {
+  readonly mode?: "implicit" | "explicit";
+  readonly ttl?: "30m";
+}
+
+/**
+ * One caching setting per adapter: `prompt_cache_retention` (older models; deprecated by
+ * OpenAI) or `prompt_cache_options` (GPT-5.6 and later). The API treats them as independent, so
+ * sending both would make the cache lifetime depend on two settings; it is refused instead.
+ */
+export function assertOneChatCacheSetting(settings: {
+  readonly promptCacheRetention?: OpenAIChatPromptCacheRetention | undefined;
+  readonly promptCacheOptions?: OpenAIChatPromptCacheOptions | undefined;
+}): void {
+  if (settings.promptCacheRetention !== undefined && settings.promptCacheOptions !== undefined) {
+    throw new TypeError(
+      "promptCacheRetention and promptCacheOptions cannot both be set: use promptCacheOptions for GPT-5.6 and later, promptCacheRetention for older models",
+    );
+  }
+}
+
+/** The wire form of the options, keys in a fixed order, only those set. */
+export function toChatPromptCacheOptions(
+  options: OpenAIChatPromptCacheOptions,
+): ChatPromptCacheOptions {
+  return {
+    ...(options.mode === undefined ? {} : { mode: options.mode }),
+    ...(options.ttl === undefined ? {} : { ttl: options.ttl }),
+  };
+}
 
 /**
  * `prompt_cache_key`: one key per conversation, so OpenAI routes a conversation's requests to

@@ -7,6 +7,7 @@ import {
   ProviderServerError,
   RateLimitError,
   RefusalError,
+  QuotaExceededError,
   RunCancelledError,
 } from "@cursor/run";
 import {
@@ -91,12 +92,14 @@ describe("classifyOpenAIChatError", () => {
     expect(without).toMatchObject({ retryable: true, status: 429 });
   });
 
-  it("maps 5xx, 408, 409 and in-stream error events to ProviderServerError", () => {
-    for (const status of [500, 502, 503, 408, 409]) {
+  it("maps 5xx, 409 and in-stream error events to ProviderServerError, 408 to NetworkError", () => {
+    for (const status of [500, 502, 503, 409]) {
       expect(
         ProviderServerError.isInstance(classify(statusError(status, { message: "oops" }))),
       ).toBe(true);
     }
+    // 408: @cursor/run's one table, the same for every provider.
+    expect(NetworkError.isInstance(classify(statusError(408, { message: "timeout" })))).toBe(true);
     const inStream = classify(
       new APIError(undefined, { message: "server had an error" }, undefined, undefined),
     );
@@ -128,15 +131,41 @@ describe("classifyOpenAIChatError", () => {
     expect(RunCancelledError.isInstance(classify(new APIUserAbortError()))).toBe(true);
   });
 
+  it("maps quota exhaustion (HTTP 429 or in the stream) to a permanent QuotaExceededError", () => {
+    const http = classify(
+      statusError(429, {
+        message: "You exceeded your current quota, please check your plan and billing details.",
+        type: "insufficient_quota",
+        code: "insufficient_quota",
+      }),
+    );
+    expect(QuotaExceededError.isInstance(http)).toBe(true);
+    expect(http).toMatchObject({ status: 429, retryable: false });
+    const inStream = classify(
+      new APIError(
+        undefined,
+        { message: "quota", type: "insufficient_quota", code: "insufficient_quota" },
+        undefined,
+        undefined,
+      ),
+    );
+    expect(QuotaExceededError.isInstance(inStream)).toBe(true);
+    // DeepSeek's 402 Insufficient Balance.
+    expect(
+      QuotaExceededError.isInstance(
+        classify(statusError(402, { message: "Insufficient Balance" })),
+      ),
+    ).toBe(true);
+  });
+
   it("passes typed errors through and leaves unknown errors alone", () => {
     const refusal = new RefusalError({ providerId: "openai-chat", message: "no" });
     expect(classify(refusal)).toBe(refusal);
     const bug = new RangeError("a bug");
     expect(classify(bug)).toBe(bug);
-    expect(
-      AuthenticationError.isInstance(
-        classify(new OpenAIError("Missing credentials. Please pass an `apiKey`")),
-      ),
-    ).toBe(true);
+    // The SDK's own non-API errors (e.g. a missing key) are not classified here: the adapter
+    // turns a client it cannot create into an AuthenticationError itself.
+    const sdk = new OpenAIError("Missing credentials. Please pass an `apiKey`");
+    expect(classify(sdk)).toBe(sdk);
   });
 });

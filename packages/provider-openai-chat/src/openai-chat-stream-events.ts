@@ -4,6 +4,7 @@ import type { ChatChunk, ChatToolCallDelta, ChatUsage } from "./openai-chat-api.
 import { chatChunkSchema } from "./openai-chat-api.js";
 import { convertOpenAIChatUsage } from "./convert-openai-chat-usage.js";
 import { mapOpenAIChatFinishReason } from "./map-openai-chat-finish-reason.js";
+import { readOpenAIChatDelta } from "./read-openai-chat-delta.js";
 
 interface PendingToolCall {
   wireIndex: number;
@@ -14,7 +15,8 @@ interface PendingToolCall {
 
 /**
  * Normalises a Chat completion chunk stream into provider events. Text and reasoning deltas are
- * passed on as they arrive; tool calls are assembled from their indexed deltas and yielded once
+ * passed on as they arrive, in whichever shape the server sends them (`readOpenAIChatDelta`;
+ * a shape it does not know is a `warning` event, once per kind); tool calls are assembled from their indexed deltas and yielded once
  * the stream has ended, with the exact concatenated argument text; then the replay state (the
  * `reasoning_content`, when there was any), the usage of the final chunk and the finish reason.
  *
@@ -35,6 +37,7 @@ export async function* toOpenAIChatProviderEvents({
   let finishReason: string | undefined;
   let usage: ChatUsage | undefined;
   let responseId: string | undefined;
+  const warned = new Set<string>();
 
   for await (const raw of chunks) {
     const chunk = parseChunk(raw, providerId);
@@ -44,12 +47,20 @@ export async function* toOpenAIChatProviderEvents({
     const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
     if (choice === undefined) continue;
     const delta = choice.delta;
-    if (delta?.reasoning_content != null && delta.reasoning_content !== "") {
-      reasoningContent += delta.reasoning_content;
-      yield { type: "reasoning-delta", text: delta.reasoning_content };
-    }
-    if (delta?.content != null && delta.content !== "") {
-      yield { type: "text-delta", text: delta.content };
+    if (delta != null) {
+      const read = readOpenAIChatDelta({ delta, path: "choices[0].delta" });
+      for (const warning of read.warnings) {
+        // Once per kind: a server that always sends an odd shape would flood the client.
+        const key = `${warning.path ?? ""}\u0000${warning.message}`;
+        if (warned.has(key)) continue;
+        warned.add(key);
+        yield { type: "warning", warning };
+      }
+      if (read.reasoning !== "") {
+        reasoningContent += read.reasoning;
+        yield { type: "reasoning-delta", text: read.reasoning };
+      }
+      if (read.text !== "") yield { type: "text-delta", text: read.text };
     }
     if (delta?.refusal != null) refusal += delta.refusal;
     for (const toolCallDelta of delta?.tool_calls ?? []) {

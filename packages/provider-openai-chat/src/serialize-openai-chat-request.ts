@@ -1,7 +1,15 @@
 import type { ModelRequest, SerializedRequest } from "@cursor/run";
 import type { ChatBody } from "./openai-chat-api.js";
-import type { OpenAIChatPromptCacheRetention } from "./openai-chat-cache-hints.js";
-import { openAIChatPromptCacheKey, toChatPromptCacheRetention } from "./openai-chat-cache-hints.js";
+import type {
+  OpenAIChatPromptCacheOptions,
+  OpenAIChatPromptCacheRetention,
+} from "./openai-chat-cache-hints.js";
+import {
+  assertOneChatCacheSetting,
+  openAIChatPromptCacheKey,
+  toChatPromptCacheOptions,
+  toChatPromptCacheRetention,
+} from "./openai-chat-cache-hints.js";
 import type { OpenAIChatSystemRole } from "./convert-to-openai-chat-input.js";
 import { convertToOpenAIChatInput } from "./convert-to-openai-chat-input.js";
 import { prepareOpenAIChatTools } from "./openai-chat-prepare-tools.js";
@@ -10,7 +18,10 @@ import { prepareOpenAIChatTools } from "./openai-chat-prepare-tools.js";
 export interface OpenAIChatSerializeSettings {
   readonly systemRole: OpenAIChatSystemRole;
   readonly replayReasoningContent: boolean;
+  /** `prompt_cache_retention` (models before GPT-5.6). Never with `promptCacheOptions`. */
   readonly promptCacheRetention?: OpenAIChatPromptCacheRetention | undefined;
+  /** `prompt_cache_options` (GPT-5.6 and later). Never with `promptCacheRetention`. */
+  readonly promptCacheOptions?: OpenAIChatPromptCacheOptions | undefined;
 }
 
 /**
@@ -26,6 +37,7 @@ export function serializeOpenAIChatRequest({
   request: ModelRequest;
   settings: OpenAIChatSerializeSettings;
 }): SerializedRequest<ChatBody> {
+  assertOneChatCacheSetting(settings);
   const input = convertToOpenAIChatInput({
     instructions: request.instructions,
     messages: request.messages,
@@ -48,6 +60,9 @@ export function serializeOpenAIChatRequest({
     ...(settings.promptCacheRetention === undefined
       ? {}
       : { prompt_cache_retention: toChatPromptCacheRetention(settings.promptCacheRetention) }),
+    ...(settings.promptCacheOptions === undefined
+      ? {}
+      : { prompt_cache_options: toChatPromptCacheOptions(settings.promptCacheOptions) }),
     stream: true,
     stream_options: { include_usage: true },
   };

@@ -109,14 +109,14 @@ describe("convertAssistantMessage", () => {
   it("drops unreadable own replay state with a warning and keeps the rest", () => {
     const result = convertAssistantMessage({
       path: "messages[2]",
-      message: assistant({ text: "ok", replay: { "openai-responses": { items: [] } } }),
+      message: assistant({ text: "ok", replay: { "openai-responses": { items: "none" } } }),
     });
     expect(result.input).toEqual([{ type: "message", role: "assistant", content: "ok" }]);
     expect(result.warnings).toEqual([
       {
         type: "dropped",
         message:
-          "replay state is not openai-responses reasoning state (reasoningItems: Invalid input: expected array, received undefined)",
+          "replay state is not openai-responses reasoning state (items: Invalid input: expected array, received string)",
         path: "messages[2].replay.openai-responses",
       },
     ]);

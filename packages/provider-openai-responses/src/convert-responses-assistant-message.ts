@@ -1,38 +1,102 @@
-import type { ModelAssistantMessage, Warning } from "@cursor/run";
-import type { ResponsesInputItem, ResponsesReasoningItem } from "./responses-api.js";
+import type { ModelAssistantMessage, ToolCall, Warning } from "@cursor/run";
+import type {
+  ResponsesAssistantMessageItem,
+  ResponsesInputItem,
+  ResponsesReasoningItem,
+} from "./responses-api.js";
 import { toResponsesCallId } from "./responses-call-id.js";
 import { responsesProviderId } from "./responses-provider-id.js";
 import { readResponsesReplayState } from "./responses-replay-state.js";
+import type { ResponsesReplayItem } from "./responses-replay-state.js";
 
-function replayedReasoning({
-  message,
-  path,
-  warnings,
-}: {
-  message: ModelAssistantMessage;
-  path: string;
-  warnings: Warning[];
-}): ResponsesReasoningItem[] {
-  // Only this provider's entry: another provider's signatures or reasoning text mean nothing here.
-  const state = message.replay[responsesProviderId];
-  if (state === undefined) return [];
-  const read = readResponsesReplayState(state);
-  if (!read.ok) {
-    warnings.push({
-      type: "dropped",
-      message: `replay state is not openai-responses reasoning state (${read.reason})`,
-      path: `${path}.replay.${responsesProviderId}`,
-    });
-    return [];
+/** Message items of one response are paragraphs of the canonical text (see the stream). */
+export const responsesMessageSeparator = "\n\n";
+
+const functionCall = (call: ToolCall): ResponsesInputItem => ({
+  type: "function_call",
+  call_id: toResponsesCallId(call.callId),
+  name: call.name,
+  arguments: call.arguments,
+});
+
+const textMessage = (text: string): ResponsesAssistantMessageItem => ({
+  type: "message",
+  role: "assistant",
+  content: text,
+});
+
+/** Why `items` do not describe `message` (then they are not used), or undefined when they do. */
+function mismatch(message: ModelAssistantMessage, items: readonly ResponsesReplayItem[]) {
+  const texts = items.flatMap((item) => (item.type === "message" ? [item.text] : []));
+  if (texts.join(responsesMessageSeparator) !== message.text) {
+    return "their message texts differ from its text";
   }
-  return read.items;
+  const calls = items.flatMap((item) => (item.type === "function_call" ? [item.call_id] : []));
+  if (calls.join("\u0000") !== message.toolCalls.map((call) => call.callId).join("\u0000")) {
+    return "their function calls differ from its tool calls";
+  }
+  return undefined;
 }
 
 /**
- * An assistant turn in output order: its reasoning items (verbatim, so the model sees its own
- * earlier reasoning), then its text as an assistant message, then one `function_call` per tool
- * call in index order with the arguments exactly as produced. The plain `reasoning` text is a
- * summary and has no wire form; only the encrypted items carry reasoning across turns.
+ * The recorded output items in order: reasoning verbatim, each message item with its own text
+ * and `phase`, each function call where it sat (name and arguments from the tool call). A
+ * reasoning item at the very end is left out: the API refuses a reasoning item without a
+ * following item of its response.
+ */
+function exactItems(
+  message: ModelAssistantMessage,
+  items: readonly ResponsesReplayItem[],
+): ResponsesInputItem[] {
+  const calls = new Map(message.toolCalls.map((call) => [call.callId, call]));
+  const input: ResponsesInputItem[] = [];
+  for (const item of items) {
+    switch (item.type) {
+      case "reasoning":
+        input.push(item);
+        break;
+      case "message":
+        if (item.text === "") break;
+        input.push(
+          item.phase === undefined
+            ? textMessage(item.text)
+            : { ...textMessage(item.text), phase: item.phase },
+        );
+        break;
+      case "function_call":
+        input.push(functionCall(calls.get(item.call_id)!));
+        break;
+      default: {
+        const exhaustive: never = item;
+        throw new TypeError(`unknown replay item ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  }
+  while (input.at(-1)?.type === "reasoning") input.pop();
+  return input;
+}
+
+/** The layout of a message without recorded items: reasoning, its text, then its calls. */
+function plainItems(
+  message: ModelAssistantMessage,
+  reasoning: readonly ResponsesReasoningItem[],
+): ResponsesInputItem[] {
+  const rest: ResponsesInputItem[] = [
+    ...(message.text === "" ? [] : [textMessage(message.text)]),
+    ...message.toolCalls.map(functionCall),
+  ];
+  return rest.length === 0 ? [] : [...reasoning, ...rest];
+}
+
+/**
+ * An assistant turn in output order. With this provider's replay state (written by the stream)
+ * every output item of the response goes back exactly as it came — reasoning items verbatim
+ * (the model sees its own earlier reasoning), each message item separately with its `phase`
+ * (never merged: gpt-5.3-codex and later ask for the phase on every assistant item), each
+ * function call with the arguments exactly as produced. Without such state (another provider's
+ * message, state from before phases were kept) the turn is its reasoning items, its text as one
+ * message, then one `function_call` per tool call in index order. State that does not describe
+ * the message is not used (warning). The plain `reasoning` text has no wire form.
  */
 export function convertAssistantMessage({
   message,
@@ -42,20 +106,39 @@ export function convertAssistantMessage({
   path: string;
 }): { input: ResponsesInputItem[]; warnings: Warning[] } {
   const warnings: Warning[] = [];
-  const reasoning = replayedReasoning({ message, path, warnings });
-  const input: ResponsesInputItem[] = [];
-  if (message.text !== "") {
-    input.push({ type: "message", role: "assistant", content: message.text });
+  const statePath = `${path}.replay.${responsesProviderId}`;
+  // Only this provider's entry: another provider's signatures or reasoning text mean nothing here.
+  const state = message.replay[responsesProviderId];
+  let input: ResponsesInputItem[];
+  if (state === undefined) {
+    input = plainItems(message, []);
+  } else {
+    const read = readResponsesReplayState(state);
+    if (!read.ok) {
+      warnings.push({
+        type: "dropped",
+        message: `replay state is not openai-responses reasoning state (${read.reason})`,
+        path: statePath,
+      });
+      input = plainItems(message, []);
+    } else {
+      const reasoning = read.items.filter(
+        (item): item is ResponsesReasoningItem => item.type === "reasoning",
+      );
+      const problem = read.legacy ? undefined : mismatch(message, read.items);
+      if (problem !== undefined) {
+        warnings.push({
+          type: "dropped",
+          message: `openai-responses replay items do not match this message (${problem}); sent without them`,
+          path: statePath,
+        });
+        input = plainItems(message, []);
+      } else {
+        input = read.legacy ? plainItems(message, reasoning) : exactItems(message, read.items);
+      }
+    }
   }
-  for (const call of message.toolCalls) {
-    input.push({
-      type: "function_call",
-      call_id: toResponsesCallId(call.callId),
-      name: call.name,
-      arguments: call.arguments,
-    });
-  }
-  if (input.length === 0) {
+  if (!input.some((item) => item.type !== "reasoning")) {
     // The API refuses a reasoning item with no item after it, and an empty message is refused
     // too, so an empty turn is left out as a whole.
     warnings.push({
@@ -65,5 +148,5 @@ export function convertAssistantMessage({
     });
     return { input: [], warnings };
   }
-  return { input: [...reasoning, ...input], warnings };
+  return { input, warnings };
 }

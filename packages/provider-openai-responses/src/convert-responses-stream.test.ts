@@ -117,7 +117,7 @@ describe("convertResponsesStream", () => {
       {
         type: "replay",
         state: {
-          reasoningItems: [
+          items: [
             {
               type: "reasoning",
               id: "rs_1",
@@ -127,6 +127,9 @@ describe("convertResponsesStream", () => {
               ],
               encrypted_content: "enc_abc",
             },
+            { type: "message", text: "Let me check." },
+            { type: "function_call", call_id: "call_1" },
+            { type: "function_call", call_id: "call_2" },
           ],
         },
       },

@@ -2,15 +2,17 @@ import { NetworkError, ProviderServerError, RefusalError } from "@cursor/run";
 import type { ProviderEvent } from "@cursor/run";
 import { convertResponsesUsage } from "./convert-responses-usage.js";
 import { mapResponsesFinishReason } from "./map-responses-finish-reason.js";
-import { knownResponsesStreamEventTypes, responsesStreamEventSchema } from "./responses-api.js";
-import type {
-  ResponsesOutputItem,
-  ResponsesReasoningItem,
-  ResponsesStreamEvent,
+import {
+  knownResponsesStreamEventTypes,
+  responsesMessagePhaseSchema,
+  responsesStreamEventSchema,
 } from "./responses-api.js";
+import type { ResponsesOutputItem, ResponsesStreamEvent } from "./responses-api.js";
 import { classifyResponsesStreamError } from "./responses-errors.js";
 import { responsesProviderId as providerId } from "./responses-provider-id.js";
+import { responsesMessageSeparator } from "./convert-responses-assistant-message.js";
 import { createResponsesReplayState } from "./responses-replay-state.js";
+import type { ResponsesReplayItem } from "./responses-replay-state.js";
 
 function eventType(event: unknown): string | undefined {
   if (typeof event !== "object" || event === null || !("type" in event)) return undefined;
@@ -42,8 +44,49 @@ function refusalOf(item: ResponsesOutputItem): string | undefined {
 /** The state one response accumulates while it streams. */
 interface StreamState {
   toolCalls: number;
-  reasoningItems: ResponsesReasoningItem[];
+  /** The response's output items so far, in output order (see `ResponsesReplayItem`). */
+  items: ResponsesReplayItem[];
   reasoningStarted: boolean;
+  /** Text streamed for the message item now open. */
+  openText: string;
+  /** True once any message text reached the client (later items start a new paragraph). */
+  textStarted: boolean;
+}
+
+/** Text deltas of a message item; a new item's text starts a new paragraph. */
+function* textDelta(text: string, state: StreamState): Generator<ProviderEvent> {
+  if (text === "") return;
+  if (state.openText === "" && state.textStarted) {
+    yield { type: "text-delta", text: responsesMessageSeparator };
+  }
+  state.openText += text;
+  state.textStarted = true;
+  yield { type: "text-delta", text };
+}
+
+function messageText(item: ResponsesOutputItem): string {
+  if (item.type !== "message" || !("content" in item)) return "";
+  return item.content
+    .map((part) => (part.type === "output_text" && "text" in part ? part.text : ""))
+    .join("");
+}
+
+/**
+ * Whether the items need replay state: a response that is one message (no phase) and calls
+ * after it renders exactly from the canonical text and tool calls alone, so it stores none.
+ */
+function needsReplayState(items: readonly ResponsesReplayItem[]): boolean {
+  let messages = 0;
+  let sawCall = false;
+  for (const item of items) {
+    if (item.type === "reasoning") return true;
+    if (item.type === "function_call") sawCall = true;
+    if (item.type === "message") {
+      messages += 1;
+      if (item.phase !== undefined || messages > 1 || sawCall) return true;
+    }
+  }
+  return false;
 }
 
 /** Events for one finished output item; throws on a refusal. */
@@ -57,13 +100,14 @@ function* onItemDone(item: ResponsesOutputItem, state: StreamState): Generator<P
       arguments: item.arguments,
     };
     state.toolCalls += 1;
+    state.items.push({ type: "function_call", call_id: item.call_id });
     return;
   }
   if (item.type === "reasoning" && "summary" in item) {
     // Without its encrypted content a reasoning item cannot be replayed statelessly (the API
     // would look for a stored item), so only complete ones are kept.
     if (typeof item.encrypted_content === "string" && item.encrypted_content !== "") {
-      state.reasoningItems.push({
+      state.items.push({
         type: "reasoning",
         id: item.id,
         summary: item.summary.map((part) => ({ type: "summary_text", text: part.text })),
@@ -77,25 +121,44 @@ function* onItemDone(item: ResponsesOutputItem, state: StreamState): Generator<P
     // A refusal is not an answer: kept out of history and not retried.
     throw new RefusalError({ message: refusal === "" ? "the model refused" : refusal, providerId });
   }
+  if (item.type === "message" && "content" in item) {
+    // A server that sent the text only in the finished item still gets it to the client.
+    if (state.openText === "") yield* textDelta(messageText(item), state);
+    const text = state.openText;
+    state.openText = "";
+    if (text === "") return;
+    const phase = responsesMessagePhaseSchema.safeParse(item.phase);
+    state.items.push(
+      phase.success ? { type: "message", text, phase: phase.data } : { type: "message", text },
+    );
+  }
 }
 
 /**
  * Normalises a Responses event stream (as the SDK yields it) into `ProviderEvent`s: text and
- * reasoning-summary deltas as they come, each function call once its item is done (with the
- * exact argument text), then at the end one `replay` (when the response has replayable
- * reasoning), one `usage` and one `finish`. Failures inside the stream throw typed errors; a
+ * reasoning-summary deltas as they come (a second message item's text starts a new paragraph),
+ * each function call once its item is done (with the exact argument text), then at the end one
+ * `replay` with the response's output items in order — reasoning items, each message item's
+ * text and `phase`, function call positions — when they cannot be rebuilt from the text and the
+ * calls alone, one `usage` and one `finish`. Failures inside the stream throw typed errors; a
  * stream that ends without a final response event was cut and throws `NetworkError`.
  */
 export async function* convertResponsesStream(
   events: AsyncIterable<unknown>,
 ): AsyncGenerator<ProviderEvent> {
-  const state: StreamState = { toolCalls: 0, reasoningItems: [], reasoningStarted: false };
+  const state: StreamState = {
+    toolCalls: 0,
+    items: [],
+    reasoningStarted: false,
+    openText: "",
+    textStarted: false,
+  };
   for await (const raw of events) {
     const event = parseEvent(raw);
     if (event === undefined) continue;
     switch (event.type) {
       case "response.output_text.delta":
-        if (event.delta !== "") yield { type: "text-delta", text: event.delta };
+        yield* textDelta(event.delta, state);
         break;
       case "response.reasoning_summary_part.added":
         // Summary parts are separate paragraphs; keep them apart in the flat reasoning text.
@@ -112,8 +175,13 @@ export async function* convertResponsesStream(
         break;
       case "response.completed":
       case "response.incomplete": {
-        if (state.reasoningItems.length > 0) {
-          yield { type: "replay", state: createResponsesReplayState(state.reasoningItems) };
+        if (state.openText !== "") {
+          // Text of a message item that never finished (an incomplete response).
+          state.items.push({ type: "message", text: state.openText });
+          state.openText = "";
+        }
+        if (needsReplayState(state.items)) {
+          yield { type: "replay", state: createResponsesReplayState(state.items) };
         }
         yield { type: "usage", usage: convertResponsesUsage(event.response.usage) };
         yield {

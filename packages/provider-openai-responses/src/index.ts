@@ -9,16 +9,18 @@ export { mapResponsesFinishReason } from "./map-responses-finish-reason.js";
 export { prepareResponsesTools } from "./responses-prepare-tools.js";
 export type { PreparedResponsesTools } from "./responses-prepare-tools.js";
 export { isStrictCompatibleSchema } from "./responses-strict-schema.js";
-export { responsesPromptCacheKey, responsesPromptCacheRetention } from "./responses-cache-hints.js";
-export type { PromptCacheRetention } from "./responses-cache-hints.js";
+export {
+  responsesPromptCacheKey,
+  responsesPromptCacheOptions,
+  responsesPromptCacheRetention,
+} from "./responses-cache-hints.js";
+export type { PromptCacheOptions, PromptCacheRetention } from "./responses-cache-hints.js";
 export { maxResponsesCallIdLength, toResponsesCallId } from "./responses-call-id.js";
 export { createResponsesReplayState, readResponsesReplayState } from "./responses-replay-state.js";
-export type { ReadReplayStateResult } from "./responses-replay-state.js";
+export type { ReadReplayStateResult, ResponsesReplayItem } from "./responses-replay-state.js";
 export {
-  classifyResponsesStatus,
   classifyResponsesStreamError,
-  isContextOverflow,
-  isTransportFailure,
+  responsesErrorRules,
   toResponsesError,
 } from "./responses-errors.js";
 export { responsesProviderId } from "./responses-provider-id.js";
@@ -33,6 +35,8 @@ export type {
   ResponsesInputImage,
   ResponsesInputItem,
   ResponsesInputText,
+  ResponsesMessagePhase,
+  ResponsesPromptCacheOptions,
   ResponsesPromptCacheRetention,
   ResponsesReasoningConfig,
   ResponsesReasoningEffort,

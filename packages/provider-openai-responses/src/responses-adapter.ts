@@ -13,7 +13,8 @@ import type {
   ResponsesReasoningEffort,
   ResponsesReasoningSummary,
 } from "./responses-api.js";
-import type { PromptCacheRetention } from "./responses-cache-hints.js";
+import type { PromptCacheOptions, PromptCacheRetention } from "./responses-cache-hints.js";
+import { assertOneCacheSetting } from "./responses-cache-hints.js";
 import { toResponsesError } from "./responses-errors.js";
 import { responsesProviderId } from "./responses-provider-id.js";
 import { serializeResponsesRequest } from "./serialize-responses-request.js";
@@ -32,7 +33,13 @@ export interface OpenAIResponsesAdapterOptions {
    * `retryAfterMs`), and a second retry layer in the SDK would multiply attempts.
    */
   readonly maxRetries?: 0;
+  /** `prompt_cache_retention` (models before GPT-5.6). Never together with `promptCacheOptions`. */
   readonly promptCacheRetention?: PromptCacheRetention;
+  /**
+   * `prompt_cache_options` (GPT-5.6 and later): `ttl: "30m"` keeps the cached prefix at least
+   * 30 minutes. `mode: "explicit"` turns caching off here (this package places no breakpoints).
+   */
+  readonly promptCacheOptions?: PromptCacheOptions;
   readonly reasoningEffort?: ResponsesReasoningEffort;
   /** Defaults to `auto` when `reasoningEffort` is set. */
   readonly reasoningSummary?: ResponsesReasoningSummary;
@@ -53,10 +60,14 @@ export interface OpenAIResponsesAdapterOptions {
 export function createOpenAIResponsesAdapter(
   options: OpenAIResponsesAdapterOptions = {},
 ): ProviderAdapter<ResponsesBody> {
+  assertOneCacheSetting(options);
   const settings = {
     ...(options.promptCacheRetention === undefined
       ? {}
       : { promptCacheRetention: options.promptCacheRetention }),
+    ...(options.promptCacheOptions === undefined
+      ? {}
+      : { promptCacheOptions: options.promptCacheOptions }),
     ...(options.reasoningEffort === undefined ? {} : { reasoningEffort: options.reasoningEffort }),
     ...(options.reasoningSummary === undefined
       ? {}
@@ -108,9 +119,8 @@ export function createOpenAIResponsesAdapter(
       yield* convertResponsesStream(events);
     } catch (error) {
       // The SDK ends an aborted stream quietly (which would read as a cut stream): the signal,
-      // not the symptom, says what happened.
-      if (signal?.aborted) throw new RunCancelledError({ cause: signal.reason });
-      throw toResponsesError(error, { now: Date.now() });
+      // not the symptom, says what happened (the classifier checks it first).
+      throw toResponsesError(error, { now: Date.now(), signal });
     }
   }
 

@@ -27,11 +27,21 @@ export interface ResponsesUserMessageItem {
   content: ResponsesInputContentPart[];
 }
 
-/** Assistant text goes back as a plain string; the API stores it as `output_text`. */
+/**
+ * What an assistant message item is (gpt-5.3-codex and later label each one): intermediate
+ * `commentary` or the `final_answer`. The API asks for it back on every assistant item.
+ */
+export type ResponsesMessagePhase = "commentary" | "final_answer";
+
+/**
+ * Assistant text goes back as a plain string; the API stores it as `output_text`. `phase` is
+ * present exactly when the model's own output item had one.
+ */
 export interface ResponsesAssistantMessageItem {
   type: "message";
   role: "assistant";
   content: string;
+  phase?: ResponsesMessagePhase;
 }
 
 export interface ResponsesReasoningSummaryText {
@@ -96,6 +106,16 @@ export interface ResponsesReasoningConfig {
 /** The wire value; the adapter option spells it `in-memory`. */
 export type ResponsesPromptCacheRetention = "in_memory" | "24h";
 
+/**
+ * `prompt_cache_options` (GPT-5.6 and later): `mode` `implicit` (the default: one implicit
+ * breakpoint at the end of the prompt) or `explicit` (only `prompt_cache_breakpoint`s, which
+ * this package does not place, so no caching); `ttl` the minimum lifetime (`30m`).
+ */
+export interface ResponsesPromptCacheOptions {
+  mode?: "implicit" | "explicit";
+  ttl?: "30m";
+}
+
 /** The complete streaming request body. */
 export interface ResponsesBody {
   model: string;
@@ -110,7 +130,9 @@ export interface ResponsesBody {
   include?: "reasoning.encrypted_content"[];
   stream: true;
   prompt_cache_key: string;
+  /** Never together with `prompt_cache_options` (one caching setting per adapter). */
   prompt_cache_retention?: ResponsesPromptCacheRetention;
+  prompt_cache_options?: ResponsesPromptCacheOptions;
 }
 
 // ---------------------------------------------------------------- responses (zod, tolerant)
@@ -151,8 +173,13 @@ const functionCallOutputSchema = z.object({
   arguments: z.string(),
 });
 
+export const responsesMessagePhaseSchema = z.enum(["commentary", "final_answer"]);
+
 const messageOutputSchema = z.object({
   type: z.literal("message"),
+  id: z.string().nullish(),
+  /** Unknown future phases are kept out rather than failing the stream. */
+  phase: z.string().nullish(),
   content: z.array(
     z.union([
       z.object({ type: z.literal("output_text"), text: z.string() }),
@@ -180,7 +207,12 @@ const responseObjectSchema = z.object({
 
 /** The stream events this package reads; others are validated only by their `type`. */
 export const responsesStreamEventSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("response.output_text.delta"), delta: z.string() }),
+  z.object({
+    type: z.literal("response.output_text.delta"),
+    delta: z.string(),
+    item_id: z.string().nullish(),
+    output_index: z.number().int().nonnegative().nullish(),
+  }),
   z.object({
     type: z.literal("response.reasoning_summary_part.added"),
     item_id: z.string(),

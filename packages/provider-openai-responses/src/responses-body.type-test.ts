@@ -45,7 +45,8 @@ export const fullBody = {
       summary: [{ type: "summary_text", text: "s" }],
       encrypted_content: "e",
     },
-    { type: "message", role: "assistant", content: "hello" },
+    { type: "message", role: "assistant", content: "hello", phase: "commentary" },
+    { type: "message", role: "assistant", content: "done", phase: "final_answer" },
     { type: "function_call", call_id: "call_1", name: "read_file", arguments: "{}" },
     {
       type: "function_call_output",
@@ -60,4 +61,16 @@ export const fullBody = {
   stream: true,
   prompt_cache_key: "conv_0",
   prompt_cache_retention: "24h",
+} satisfies ResponsesBody satisfies ResponseCreateParamsStreaming;
+
+// The other caching setting (never together with `prompt_cache_retention`), GPT-5.6 and later.
+export const cacheOptionsBody = {
+  model: "gpt-5.6",
+  instructions: "You are a coding agent.",
+  input: [{ type: "message", role: "user", content: [{ type: "input_text", text: "hi" }] }],
+  store: false,
+  include: ["reasoning.encrypted_content"],
+  stream: true,
+  prompt_cache_key: "conv_0",
+  prompt_cache_options: { mode: "implicit", ttl: "30m" },
 } satisfies ResponsesBody satisfies ResponseCreateParamsStreaming;

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { codingSession } from "./__fixtures__/coding-session.js";
+import { createOpenAIResponsesAdapter } from "./responses-adapter.js";
 import { responsesPromptCacheKey, responsesPromptCacheRetention } from "./responses-cache-hints.js";
+import { serializeResponsesRequest } from "./serialize-responses-request.js";
 
 describe("responsesPromptCacheKey", () => {
   it("is stable per conversation, distinct across conversations, and hides the id", () => {
@@ -15,5 +18,33 @@ describe("responsesPromptCacheRetention", () => {
   it("maps the option spelling to the wire spelling", () => {
     expect(responsesPromptCacheRetention("in-memory")).toBe("in_memory");
     expect(responsesPromptCacheRetention("24h")).toBe("24h");
+  });
+});
+
+describe("prompt_cache_options (GPT-5.6 and later)", () => {
+  it("is sent after prompt_cache_key, with only the fields set, in a fixed order", () => {
+    const request = codingSession().turn1Call1;
+    const body = serializeResponsesRequest({
+      request,
+      settings: { promptCacheOptions: { ttl: "30m", mode: "implicit" } },
+    }).body;
+    expect(Object.keys(body).slice(-2)).toEqual(["prompt_cache_key", "prompt_cache_options"]);
+    expect(JSON.stringify(body.prompt_cache_options)).toBe('{"mode":"implicit","ttl":"30m"}');
+    expect("prompt_cache_retention" in body).toBe(false);
+    const ttlOnly = serializeResponsesRequest({
+      request,
+      settings: { promptCacheOptions: { ttl: "30m" } },
+    });
+    expect(ttlOnly.body.prompt_cache_options).toEqual({ ttl: "30m" });
+  });
+
+  it("is never sent together with prompt_cache_retention", () => {
+    expect(() =>
+      createOpenAIResponsesAdapter({
+        apiKey: "k",
+        promptCacheRetention: "24h",
+        promptCacheOptions: { ttl: "30m" },
+      }),
+    ).toThrow(/promptCacheRetention and promptCacheOptions/);
   });
 });

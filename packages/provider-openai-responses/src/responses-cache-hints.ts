@@ -1,8 +1,43 @@
 import { sha256Hex } from "@cursor/run";
-import type { ResponsesPromptCacheRetention } from "./responses-api.js";
+import type {
+  ResponsesPromptCacheOptions,
+  ResponsesPromptCacheRetention,
+} from "./responses-api.js";
 
 /** How long OpenAI keeps cached prefixes: `in-memory` (minutes, the default) or `24h`. */
 export type PromptCacheRetention = "in-memory" | "24h";
+
+/** The cache options of newer models (`prompt_cache_options`), as the adapter takes them. */
+export interface PromptCacheOptions {
+  readonly mode?: "implicit" | "explicit";
+  readonly ttl?: "30m";
+}
+
+/**
+ * One caching setting per adapter: `prompt_cache_retention` (older models; deprecated by
+ * OpenAI) or `prompt_cache_options` (GPT-5.6 and later). The API treats them as independent, so
+ * sending both would make the cache lifetime depend on two settings; it is refused instead.
+ */
+export function assertOneCacheSetting(settings: {
+  readonly promptCacheRetention?: PromptCacheRetention | undefined;
+  readonly promptCacheOptions?: PromptCacheOptions | undefined;
+}): void {
+  if (settings.promptCacheRetention !== undefined && settings.promptCacheOptions !== undefined) {
+    throw new TypeError(
+      "promptCacheRetention and promptCacheOptions cannot both be set: use promptCacheOptions for GPT-5.6 and later, promptCacheRetention for older models",
+    );
+  }
+}
+
+/** The wire form of the options, keys in a fixed order, only those set. */
+export function responsesPromptCacheOptions(
+  options: PromptCacheOptions,
+): ResponsesPromptCacheOptions {
+  return {
+    ...(options.mode === undefined ? {} : { mode: options.mode }),
+    ...(options.ttl === undefined ? {} : { ttl: options.ttl }),
+  };
+}
 
 /**
  * The `prompt_cache_key` of a conversation. OpenAI routes requests with the same key and prefix

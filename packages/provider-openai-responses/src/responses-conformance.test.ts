@@ -15,8 +15,8 @@ describeProviderConformance<ResponsesBody>({
   historyItems: (body) => body.input,
   staticParts: (body) => ({ instructions: body.instructions, tools: body.tools }),
   // What this adapter's stream puts in the replay bag, so generated assistant messages replay
-  // reasoning items like real ones.
-  replayState: ({ reasoning, messageId }) =>
+  // their output items like real ones: reasoning, a commentary message, the calls.
+  replayState: ({ reasoning, messageId, text, callIds }) =>
     createResponsesReplayState([
       {
         type: "reasoning",
@@ -24,5 +24,7 @@ describeProviderConformance<ResponsesBody>({
         summary: [{ type: "summary_text", text: reasoning }],
         encrypted_content: `enc_${Buffer.from(reasoning).toString("base64")}`,
       },
+      ...(text === "" ? [] : [{ type: "message" as const, text, phase: "commentary" as const }]),
+      ...callIds.map((callId) => ({ type: "function_call" as const, call_id: callId })),
     ]),
 });

@@ -199,13 +199,14 @@ describe("OpenAI Responses adapter against the fake provider", () => {
     expect(first.reasoning).toBe("The test file will say what is expected.");
     const replayed = first.replay["openai-responses"];
     expect(replayed).toEqual({
-      reasoningItems: [
+      items: [
         {
           type: "reasoning",
           id: expect.stringMatching(/^rs_/),
           summary: [{ type: "summary_text", text: "The test file will say what is expected." }],
           encrypted_content: expect.stringMatching(/^enc_/),
         },
+        { type: "function_call", call_id: first.toolCalls[0]!.callId },
       ],
     });
     appendAssistant(log, 0, first);
@@ -223,7 +224,7 @@ describe("OpenAI Responses adapter against the fake provider", () => {
     expect(sent.status).toBe(200);
     const input = (sent.body as { input: unknown[] }).input;
     expect(input.slice(1, 3)).toEqual([
-      (replayed as { reasoningItems: unknown[] }).reasoningItems[0],
+      (replayed as { items: unknown[] }).items[0],
       {
         type: "function_call",
         call_id: first.toolCalls[0]!.callId,
@@ -238,13 +239,14 @@ describe("OpenAI Responses adapter against the fake provider", () => {
     const log = new HistoryLog({ messages: [userTurn("t1", "Go.")] });
     const first = await run(project(log));
     const state = first.replay["openai-responses"] as {
-      reasoningItems: { encrypted_content: string }[];
+      items: { type: string; encrypted_content?: string }[];
     };
     const tampered = {
-      reasoningItems: state.reasoningItems.map((item) => ({
-        ...item,
-        encrypted_content: `${item.encrypted_content}x`,
-      })),
+      items: state.items.map((item) =>
+        item.type === "reasoning"
+          ? { ...item, encrypted_content: `${item.encrypted_content}x` }
+          : item,
+      ),
     };
     appendAssistant(log, 0, { ...first, replay: { "openai-responses": tampered } });
     log.append(userTurn("t2", "Again."));

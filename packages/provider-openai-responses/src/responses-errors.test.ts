@@ -5,40 +5,18 @@ import {
   NetworkError,
   ProviderServerError,
   RateLimitError,
+  QuotaExceededError,
   RunCancelledError,
 } from "@cursor/run";
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { describe, expect, it } from "vitest";
-import {
-  classifyResponsesStreamError,
-  isContextOverflow,
-  toResponsesError,
-} from "./responses-errors.js";
+import { classifyResponsesStreamError, toResponsesError } from "./responses-errors.js";
 
 const now = Date.parse("2026-01-01T00:00:00Z");
 
 function httpError(status: number, body: object, headers: Record<string, string> = {}): APIError {
   return APIError.generate(status, { error: body }, undefined, new Headers(headers));
 }
-
-describe("isContextOverflow", () => {
-  it("recognises the code and the usual wordings", () => {
-    expect(isContextOverflow({ code: "context_length_exceeded", message: "x" })).toBe(true);
-    expect(
-      isContextOverflow({
-        code: null,
-        message: "Your input exceeds the context window of this model.",
-      }),
-    ).toBe(true);
-    expect(
-      isContextOverflow({
-        code: undefined,
-        message: "This model's maximum context length is 128000 tokens.",
-      }),
-    ).toBe(true);
-    expect(isContextOverflow({ code: "invalid_value", message: "bad image" })).toBe(false);
-  });
-});
 
 describe("toResponsesError", () => {
   it("classifies HTTP errors by status and body", () => {
@@ -57,7 +35,7 @@ describe("toResponsesError", () => {
       now,
     });
     expect(InvalidRequestError.isInstance(invalid)).toBe(true);
-    expect(invalid).toMatchObject({ message: "400 bad" });
+    expect(invalid).toMatchObject({ message: "bad" });
 
     expect(AuthenticationError.isInstance(toResponsesError(httpError(401, {}), { now }))).toBe(
       true,
@@ -102,7 +80,7 @@ describe("toResponsesError", () => {
     );
     const cut = toResponsesError(new TypeError("terminated"), { now });
     expect(NetworkError.isInstance(cut)).toBe(true);
-    expect(cut).toMatchObject({ message: "the stream broke: terminated" });
+    expect(cut).toMatchObject({ message: "the connection broke: terminated" });
     const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
     expect(NetworkError.isInstance(toResponsesError(reset, { now }))).toBe(true);
     const closed = new TypeError("network error", { cause: { code: "UND_ERR_SOCKET" } });
@@ -122,6 +100,21 @@ describe("toResponsesError", () => {
       undefined,
     );
     expect(ContextOverflowError.isInstance(toResponsesError(inStream, { now }))).toBe(true);
+  });
+
+  it("classifies quota exhaustion as permanent: a 429 insufficient_quota, and in a stream", () => {
+    const http = toResponsesError(
+      httpError(429, {
+        code: "insufficient_quota",
+        type: "insufficient_quota",
+        message: "You exceeded your current quota, please check your plan and billing details.",
+      }),
+      { now },
+    );
+    expect(QuotaExceededError.isInstance(http)).toBe(true);
+    expect(http).toMatchObject({ status: 429, retryable: false });
+    const inStream = classifyResponsesStreamError({ code: "insufficient_quota", message: "q" });
+    expect(QuotaExceededError.isInstance(inStream)).toBe(true);
   });
 
   it("returns bugs unchanged instead of passing them off as transient", () => {

@@ -11,20 +11,35 @@ const items = [
 ];
 
 describe("responses replay state", () => {
-  it("round-trips the reasoning items", () => {
-    const state = createResponsesReplayState(items);
-    expect(state).toEqual({ reasoningItems: items });
-    expect(readResponsesReplayState(state)).toEqual({ ok: true, items });
+  it("round-trips the output items (reasoning, messages with phase, call positions)", () => {
+    const all = [
+      ...items,
+      { type: "message" as const, text: "Looking.", phase: "commentary" as const },
+      { type: "function_call" as const, call_id: "call_1" },
+      { type: "message" as const, text: "No phase." },
+    ];
+    const state = createResponsesReplayState(all);
+    expect(state).toEqual({ items: all });
+    expect(readResponsesReplayState(state)).toEqual({ ok: true, items: all, legacy: false });
+  });
+
+  it("still reads the earlier format (reasoning items only) as legacy", () => {
+    expect(readResponsesReplayState({ reasoningItems: items })).toEqual({
+      ok: true,
+      items,
+      legacy: true,
+    });
   });
 
   it("drops unknown fields and restores the key order", () => {
     const read = readResponsesReplayState({
-      reasoningItems: [
+      items: [
         { summary: [], status: "completed", encrypted_content: "e", id: "rs_9", type: "reasoning" },
+        { phase: "final_answer", text: "t", type: "message", id: "msg_1" },
       ],
     });
     expect(JSON.stringify(read)).toBe(
-      '{"ok":true,"items":[{"type":"reasoning","id":"rs_9","summary":[],"encrypted_content":"e"}]}',
+      '{"ok":true,"items":[{"type":"reasoning","id":"rs_9","summary":[],"encrypted_content":"e"},{"type":"message","text":"t","phase":"final_answer"}],"legacy":false}',
     );
   });
 
@@ -34,5 +49,8 @@ describe("responses replay state", () => {
         .ok,
     ).toBe(false);
     expect(readResponsesReplayState("signature").ok).toBe(false);
+    expect(
+      readResponsesReplayState({ items: [{ type: "message", text: "t", phase: "other" }] }).ok,
+    ).toBe(false);
   });
 });

@@ -6,13 +6,21 @@ import type {
   ResponsesReasoningEffort,
   ResponsesReasoningSummary,
 } from "./responses-api.js";
-import type { PromptCacheRetention } from "./responses-cache-hints.js";
-import { responsesPromptCacheKey, responsesPromptCacheRetention } from "./responses-cache-hints.js";
+import type { PromptCacheOptions, PromptCacheRetention } from "./responses-cache-hints.js";
+import {
+  assertOneCacheSetting,
+  responsesPromptCacheKey,
+  responsesPromptCacheOptions,
+  responsesPromptCacheRetention,
+} from "./responses-cache-hints.js";
 import { prepareResponsesTools } from "./responses-prepare-tools.js";
 
 /** Adapter settings that shape the body (the same on every turn of a conversation). */
 export interface ResponsesSerializeSettings {
+  /** `prompt_cache_retention`, for models before GPT-5.6. Never with `promptCacheOptions`. */
   readonly promptCacheRetention?: PromptCacheRetention;
+  /** `prompt_cache_options`, for GPT-5.6 and later. Never with `promptCacheRetention`. */
+  readonly promptCacheOptions?: PromptCacheOptions;
   readonly reasoningEffort?: ResponsesReasoningEffort;
   /** Defaults to `auto` when `reasoningEffort` is set, so reasoning summaries stream. */
   readonly reasoningSummary?: ResponsesReasoningSummary;
@@ -50,6 +58,7 @@ export function serializeResponsesRequest({
   request: ModelRequest;
   settings: ResponsesSerializeSettings;
 }): SerializedRequest<ResponsesBody> {
+  assertOneCacheSetting(settings);
   const tools = prepareResponsesTools({ tools: request.tools, allowedTools: request.allowedTools });
   const history = convertToResponsesInput(request.messages);
   const reasoning = reasoningConfig(settings);
@@ -70,6 +79,9 @@ export function serializeResponsesRequest({
     ...(settings.promptCacheRetention === undefined
       ? {}
       : { prompt_cache_retention: responsesPromptCacheRetention(settings.promptCacheRetention) }),
+    ...(settings.promptCacheOptions === undefined
+      ? {}
+      : { prompt_cache_options: responsesPromptCacheOptions(settings.promptCacheOptions) }),
   };
   const warnings: Warning[] = [...tools.warnings, ...history.warnings];
   return { body, warnings };

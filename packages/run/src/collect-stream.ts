@@ -1,7 +1,7 @@
 import type { JsonValue, ToolCall } from "./canonical-message.js";
 import { NetworkError, RunCancelledError } from "./errors.js";
 import type { ModelRequest } from "./model-request.js";
-import type { FinishReason, ProviderAdapter, Usage } from "./provider-adapter.js";
+import type { FinishReason, ProviderAdapter, Usage, Warning } from "./provider-adapter.js";
 
 /** What one provider call produced so far. */
 export interface StreamDraft {
@@ -20,7 +20,8 @@ export type StreamSink = (
   event:
     | { type: "text.delta"; text: string }
     | { type: "reasoning.delta"; text: string }
-    | { type: "usage"; usage: Usage },
+    | { type: "usage"; usage: Usage }
+    | { type: "warning"; warning: Warning },
 ) => void;
 
 export function emptyDraft(): StreamDraft {
@@ -59,7 +60,8 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
 }
 
 /**
- * Streams one provider call into `draft`, forwarding deltas and usage to `sink` as they arrive.
+ * Streams one provider call into `draft`, forwarding deltas, usage and warnings to `sink` as they
+ * arrive.
  * Resolves only when the stream ended with a `finish` event; a stream that just stops is a cut
  * connection (`NetworkError`). Stops waiting as soon as `signal` aborts, even if the provider
  * ignores the signal.
@@ -119,6 +121,10 @@ export async function collectStream({
           break;
         case "finish":
           draft.finishReason = event.reason;
+          break;
+        case "warning":
+          // Not output: the call can still be retried after it.
+          sink({ type: "warning", warning: event.warning });
           break;
         default: {
           const exhaustive: never = event;

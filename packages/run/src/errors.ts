@@ -57,6 +57,7 @@ export class InvalidHistoryError extends CursorError {
 export type ProviderErrorKind =
   | "context-overflow"
   | "authentication"
+  | "quota"
   | "rate-limit"
   | "server"
   | "network"
@@ -113,6 +114,23 @@ export class AuthenticationError extends ProviderError {
   }
   static override isInstance(error: unknown): error is AuthenticationError {
     return hasMarker(error, authenticationMarker);
+  }
+}
+
+const quotaExceededMarker = Symbol.for("cursor.error.quota-exceeded");
+/**
+ * The account has no quota or credit left (OpenAI `insufficient_quota`, Anthropic
+ * `billing_error`, HTTP 402). Unlike a rate limit it does not pass by waiting: never retried.
+ */
+export class QuotaExceededError extends ProviderError {
+  readonly [quotaExceededMarker] = true;
+  readonly kind = "quota";
+  readonly retryable = false;
+  constructor(options: ProviderErrorOptions) {
+    super("QuotaExceededError", options);
+  }
+  static override isInstance(error: unknown): error is QuotaExceededError {
+    return hasMarker(error, quotaExceededMarker);
   }
 }
 

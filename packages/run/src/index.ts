@@ -29,6 +29,7 @@ export {
   NetworkError,
   ProviderError,
   ProviderServerError,
+  QuotaExceededError,
   RateLimitError,
   RefusalError,
   RunCancelledError,
@@ -140,5 +141,15 @@ export {
   tokenAnchorFor,
 } from "./token-estimate.js";
 export type { TokenAnchor } from "./token-estimate.js";
+export {
+  classifyProviderFailure,
+  isTransportFailure,
+  toProviderError,
+} from "./provider-error-classifier.js";
+export type {
+  ProviderErrorRules,
+  ProviderFailureDetails,
+  UnwrappedProviderError,
+} from "./provider-error-classifier.js";
 export { parseRetryAfterMs } from "./retry-after.js";
 export type { HeaderSource } from "./retry-after.js";

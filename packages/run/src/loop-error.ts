@@ -15,6 +15,7 @@ export interface LoopError {
 const providerCodes = {
   "context-overflow": "context_overflow",
   authentication: "provider_authentication",
+  quota: "provider_quota_exceeded",
   "rate-limit": "rate_limited",
   server: "provider_error",
   network: "provider_unavailable",

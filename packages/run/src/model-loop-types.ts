@@ -3,13 +3,14 @@ import type { CompactionRequest, CompactionTrigger } from "./compact-history.js"
 import type { HistoryLog } from "./history-log.js";
 import type { LoopError } from "./loop-error.js";
 import type { PromptSpec } from "./prompt-spec.js";
-import type { FinishReason, ProviderAdapter, Usage } from "./provider-adapter.js";
+import type { FinishReason, ProviderAdapter, Usage, Warning } from "./provider-adapter.js";
 import type { Clock, RetryPolicy } from "./retry-policy.js";
 import type { TokenAnchor } from "./token-estimate.js";
 
 /**
  * What the loop tells the client while it runs; the gateway writes each as an SSE event named
- * `type` with `data` as its JSON. `retry` is informational (a transient error is being retried).
+ * `type` with `data` as its JSON. `retry` is informational (a transient error is being retried);
+ * so is `warning` (something in the provider's stream was not understood and was skipped).
  */
 export type ModelLoopEvent =
   | { readonly type: "text.delta"; readonly data: { readonly text: string } }
@@ -23,6 +24,7 @@ export type ModelLoopEvent =
       readonly type: "compaction";
       readonly data: { readonly reason: "auto" | "manual"; readonly epoch: number };
     }
+  | { readonly type: "warning"; readonly data: Warning }
   | {
       readonly type: "retry";
       readonly data: {

@@ -170,3 +170,76 @@ describe("runModelLoop: failures commit nothing", () => {
     expect(history.length).toBe(0);
   });
 });
+
+describe("runModelLoop: stream warnings", () => {
+  it("passes a provider's stream warning on as a `warning` event without failing the call", async () => {
+    const history = new HistoryLog();
+    const warning = {
+      type: "unsupported",
+      message: "unknown reasoning shape in delta.reasoning; ignored",
+      path: "choices[0].delta.reasoning",
+    } as const;
+    const provider = scriptedProvider([
+      { events: [{ type: "warning", warning }, ...answer("fine")] },
+    ]);
+    const { events, options } = harness(history, provider);
+    const outcome = await runModelLoop(options({ runId: "r1", pending: [turn("m1")] }));
+    expect(outcome.reason).toBe("completed");
+    expect(outcome.assistant?.text).toBe("fine");
+    expect(events[0]).toEqual({ type: "warning", data: warning });
+  });
+
+  it("a warning is not output: a failure after it is still retried", async () => {
+    const history = new HistoryLog();
+    const provider = scriptedProvider([
+      {
+        events: [{ type: "warning", warning: { type: "other", message: "odd chunk" } }],
+        error: new ProviderServerError({ providerId: "scripted", message: "overloaded" }),
+      },
+      { events: answer("second try") },
+    ]);
+    const { options } = harness(history, provider);
+    const outcome = await runModelLoop({
+      ...options({ runId: "r1", pending: [turn("m1")] }),
+      retry: { baseDelayMs: 0, random: () => 0 },
+    });
+    expect(outcome.reason).toBe("completed");
+    expect(outcome.assistant?.text).toBe("second try");
+  });
+});
+
+describe("runModelLoop: a thinking-only reply", () => {
+  it("is stored as produced (no text, its reasoning and replay state), once, and ends the turn", async () => {
+    // Decided here, for every provider: the history keeps what the provider produced; how a
+    // provider renders such a message later (Anthropic leaves it out) is its own, pure rule.
+    const history = new HistoryLog();
+    const provider = scriptedProvider([
+      {
+        events: [
+          { type: "reasoning-delta", text: "A long plan that ran out of " },
+          {
+            type: "replay",
+            state: { blocks: [{ type: "thinking", thinking: "t", signature: "s" }] },
+          },
+          { type: "usage", usage },
+          { type: "finish", reason: "length" },
+        ],
+      },
+    ]);
+    const { commits, options } = harness(history, provider);
+    const outcome = await runModelLoop(options({ runId: "r1", pending: [turn("m1")] }));
+    expect(outcome).toMatchObject({ reason: "completed", finishReason: "length" });
+    expect(outcome.assistant).toEqual({
+      kind: "assistant",
+      id: "assistant:r1:0",
+      role: "assistant",
+      origin: "assistant",
+      text: "",
+      reasoning: "A long plan that ran out of ",
+      toolCalls: [],
+      replay: { scripted: { blocks: [{ type: "thinking", thinking: "t", signature: "s" }] } },
+    });
+    expect(commits).toHaveLength(1);
+    expect(history.messages.at(-1)).toEqual(outcome.assistant);
+  });
+});

@@ -1,13 +1,13 @@
 import type { CanonicalMessage } from "./canonical-message.js";
 import { collectStream, emptyDraft } from "./collect-stream.js";
-import type { StreamDraft } from "./collect-stream.js";
+import type { StreamDraft, StreamSink } from "./collect-stream.js";
 import { ContextOverflowError, ProviderError, RunCancelledError } from "./errors.js";
 import { LoopFailure, describeLoopError } from "./loop-error.js";
 import { commitBatch, compact } from "./model-loop-steps.js";
 import type { LoopState } from "./model-loop-steps.js";
 import { createAssistantMessage } from "./message-builders.js";
 import type { ModelRequest } from "./model-request.js";
-import type { ModelLoopOptions, ModelLoopOutcome } from "./model-loop-types.js";
+import type { ModelLoopEvent, ModelLoopOptions, ModelLoopOutcome } from "./model-loop-types.js";
 import { defaultRetryPolicy, retryDelayMs, systemClock } from "./retry-policy.js";
 import { nextAssistantStep, openCallsAfter } from "./run-state.js";
 import { estimateRequestTokens, tokenAnchorFor } from "./token-estimate.js";
@@ -30,6 +30,23 @@ export async function runModelLoop(options: ModelLoopOptions): Promise<ModelLoop
       return { reason: "cancelled", appended, compactions };
     }
     return { reason: "failed", error: describeLoopError(error), appended, compactions };
+  }
+}
+
+/** A streamed event as the loop reports it to its client. */
+function toLoopEvent(event: Parameters<StreamSink>[0]): ModelLoopEvent {
+  switch (event.type) {
+    case "text.delta":
+    case "reasoning.delta":
+      return { type: event.type, data: { text: event.text } };
+    case "usage":
+      return { type: "usage", data: event.usage };
+    case "warning":
+      return { type: "warning", data: event.warning };
+    default: {
+      const exhaustive: never = event;
+      throw new TypeError(`unknown stream event ${JSON.stringify(exhaustive)}`);
+    }
   }
 }
 
@@ -91,12 +108,7 @@ async function loop(options: ModelLoopOptions, state: LoopState): Promise<ModelL
         request,
         signal,
         draft,
-        sink: (event) =>
-          options.onEvent?.(
-            event.type === "usage"
-              ? { type: "usage", data: event.usage }
-              : { type: event.type, data: { text: event.text } },
-          ),
+        sink: (event) => options.onEvent?.(toLoopEvent(event)),
       });
     } catch (error) {
       if (signal?.aborted || RunCancelledError.isInstance(error)) throw error;

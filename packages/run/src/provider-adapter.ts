@@ -6,6 +6,11 @@ export interface Usage {
   readonly inputTokens: number;
   readonly cachedInputTokens: number;
   readonly cacheWriteTokens: number;
+  /**
+   * Of `cacheWriteTokens`, those written with a 1-hour lifetime (Anthropic bills them 2× instead
+   * of 1.25×). Present only when the provider reported such writes.
+   */
+  readonly cacheWrite1hTokens?: number;
   readonly outputTokens: number;
 }
 
@@ -26,13 +31,18 @@ export type ProviderEvent =
   | { readonly type: "usage"; readonly usage: Usage }
   /** Provider state to replay with this assistant message next turn; the last one wins. */
   | { readonly type: "replay"; readonly state: JsonValue }
+  /**
+   * Something in the stream this adapter could not use (an unknown field shape, a part it
+   * ignores): reported, never thrown, so an odd server never fails or retries a call.
+   */
+  | { readonly type: "warning"; readonly warning: Warning }
   | { readonly type: "finish"; readonly reason: FinishReason };
 
-/** Survivable oddities found while serialising (never thrown). */
+/** Survivable oddities found while serialising or streaming (never thrown). */
 export interface Warning {
   readonly type: "unsupported" | "dropped" | "other";
   readonly message: string;
-  /** Where in the request, e.g. `messages[3].content[1]`. */
+  /** Where in the request (e.g. `messages[3].content[1]`) or stream chunk it was found. */
   readonly path?: string;
 }
 

@@ -7,13 +7,18 @@ type O200kModule = typeof O200k;
 
 let o200kCount: CountTokens | undefined;
 
+// Special-token text such as `<|endoftext|>` is counted as the ordinary text it is: any user,
+// tool or file content may quote it, and the tokenizer's default (throw on special tokens) would
+// fail the whole run over a string.
+const encodeOptions = { disallowedSpecial: new Set<string>() };
+
 // gpt-tokenizer's o200k tables take ~0.5 s to load, so they are loaded on first use rather than
 // by every importer of this package (provider packages never count tokens).
 function loadO200k(): CountTokens {
   if (o200kCount === undefined) {
     const require = createRequire(import.meta.url);
     const tokenizer = require("gpt-tokenizer/encoding/o200k_base") as O200kModule;
-    o200kCount = tokenizer.countTokens;
+    o200kCount = (text) => tokenizer.countTokens(text, encodeOptions);
   }
   return o200kCount;
 }
@@ -25,13 +30,29 @@ function loadO200k(): CountTokens {
  */
 const chunkChars = 2_000;
 
-/** o200k token count of a text (the GPT-4o/GPT-5 encoding; an estimate for other families). */
+/** A rough count (about four characters a token) when the tokenizer cannot count a piece. */
+const fallbackCount = (text: string): number => Math.ceil(text.length / 4);
+
+function countPiece(count: CountTokens, text: string): number {
+  try {
+    return count(text);
+  } catch {
+    // Counting is an estimate: no text may ever fail a run here.
+    return fallbackCount(text);
+  }
+}
+
+/**
+ * o200k token count of a text (the GPT-4o/GPT-5 encoding; an estimate for other families).
+ * Never throws: special-token sequences count as plain text, and a piece the tokenizer still
+ * refuses falls back to a character estimate.
+ */
 export function countTextTokens(text: string): number {
   const count = loadO200k();
-  if (text.length <= chunkChars) return count(text);
+  if (text.length <= chunkChars) return countPiece(count, text);
   let total = 0;
   for (let start = 0; start < text.length; start += chunkChars) {
-    total += count(text.slice(start, start + chunkChars));
+    total += countPiece(count, text.slice(start, start + chunkChars));
   }
   return total;
 }

@@ -12,7 +12,7 @@ import type {
   WireApi,
   WireError,
 } from "./wire-api.js";
-import { describeIssues } from "./wire-api.js";
+import { describeIssues, namedFrames } from "./wire-api.js";
 
 const blockSchema = z.looseObject({ type: z.string() });
 const messageSchema = z.looseObject({
@@ -25,6 +25,9 @@ export const anthropicRequestSchema = z.looseObject({
   messages: z.array(messageSchema),
   system: z.union([z.string(), z.array(blockSchema)]).optional(),
   tools: z.array(z.looseObject({ name: z.string() })).optional(),
+  thinking: z
+    .looseObject({ type: z.string(), budget_tokens: z.number().int().min(1024).optional() })
+    .optional(),
   stream: z.boolean().optional(),
 });
 type AnthropicMessage = z.infer<typeof messageSchema>;
@@ -46,6 +49,87 @@ function signedView(message: AnthropicMessage): unknown {
 
 const blocksOf = (message: AnthropicMessage): JsonRecord[] =>
   typeof message.content === "string" ? [] : message.content;
+
+const isThinking = (block: JsonRecord | undefined): boolean =>
+  block?.type === "thinking" || block?.type === "redacted_thinking";
+
+/**
+ * Block rules of the real API that do not depend on signatures: no empty content, no blank
+ * text, no assistant message ending in thinking, and with thinking on, the final assistant
+ * message of an open tool round starting with thinking.
+ */
+function validateBlocks(
+  messages: readonly AnthropicMessage[],
+  thinkingEnabled: boolean,
+): WireError | undefined {
+  for (const [index, message] of messages.entries()) {
+    if (typeof message.content === "string") {
+      if (message.content.trim() === "") {
+        return {
+          kind: "invalid-request",
+          message: `messages.${index}: text content blocks must contain non-whitespace text`,
+        };
+      }
+      continue;
+    }
+    const blocks = message.content;
+    if (blocks.length === 0) {
+      return {
+        kind: "invalid-request",
+        message: `messages.${index}: all messages must have non-empty content except for the optional final assistant message`,
+      };
+    }
+    for (const [blockIndex, block] of blocks.entries()) {
+      if (block.type === "text" && (typeof block.text !== "string" || block.text.trim() === "")) {
+        return {
+          kind: "invalid-request",
+          message: `messages.${index}.content.${blockIndex}.text: text content blocks must contain non-whitespace text`,
+        };
+      }
+      if (isThinking(block) && message.role !== "assistant") {
+        return {
+          kind: "invalid-request",
+          message: `messages.${index}.content.${blockIndex}: thinking blocks may only appear in assistant messages`,
+        };
+      }
+    }
+    if (message.role === "assistant" && isThinking(blocks.at(-1))) {
+      return {
+        kind: "invalid-request",
+        message: `messages.${index}.content.${blocks.length - 1}: The final block in an assistant message cannot be \`${String(blocks.at(-1)!.type)}\`.`,
+      };
+    }
+  }
+  if (thinkingEnabled) {
+    const last = messages.findLastIndex((message) => message.role === "assistant");
+    const blocks = last < 0 ? [] : blocksOf(messages[last]!);
+    if (blocks.some((block) => block.type === "tool_use") && !isThinking(blocks[0])) {
+      return {
+        kind: "invalid-request",
+        message: `messages.${last}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(blocks[0]?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`.`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/** Markers with a 1-hour TTL must all come before markers with the default 5 minutes. */
+function validateTtlOrder(body: JsonRecord): WireError | undefined {
+  const { segments } = renderAnthropicSegments(body);
+  let sawShort = false;
+  for (const segment of segments) {
+    if (segment.marker === undefined) continue;
+    const long = (segment.marker.ttlMs ?? 0) >= 60 * 60 * 1000;
+    if (long && sawShort) {
+      return {
+        kind: "invalid-request",
+        message: `${segment.path}: a cache_control block with a 1h ttl cannot come after one with a 5m ttl`,
+      };
+    }
+    if (!long) sawShort = true;
+  }
+  return undefined;
+}
 
 /** tool_use / tool_result pairing and thinking signatures, as the real API enforces them. */
 function validateMessages(
@@ -183,6 +267,13 @@ function buildBlocks(plan: AnswerPlan, context: AnswerContext): BuiltBlock[] {
       ],
     });
   }
+  for (const text of plan.commentary) {
+    built.push({
+      block: { type: "text", text },
+      start: { type: "text", text: "" },
+      deltas: splitText(text, 2).map((piece) => ({ type: "text_delta", text: piece })),
+    });
+  }
   const { answer } = plan;
   if (answer.type === "refusal" || answer.text !== "" || answer.type === "text") {
     const chunks = answer.type === "text" ? answer.chunks : 3;
@@ -225,6 +316,8 @@ function stopReason(plan: AnswerPlan): string {
       return "tool_use";
     case "refusal":
       return "refusal";
+    case "length":
+      return "max_tokens";
     default: {
       const exhaustive: never = plan.answer;
       throw new Error(`unknown answer ${JSON.stringify(exhaustive)}`);
@@ -248,29 +341,54 @@ function errorAnswer(error: WireError, requestId: string): JsonAnswer {
         "invalid_request_error",
         `prompt is too long: ${error.inputTokens} tokens > ${error.contextWindow} maximum`,
       );
-    case "status":
+    case "status": {
       if (error.retryAfterSeconds !== undefined) {
         headers["retry-after"] = String(error.retryAfterSeconds);
       }
+      const typed = (status: number, type: string, message: string) =>
+        envelope(status, error.code ?? type, error.message ?? message);
       switch (error.status) {
         case 401:
-          return envelope(401, "authentication_error", error.message ?? "invalid x-api-key");
+          return typed(401, "authentication_error", "invalid x-api-key");
+        case 402:
+          return typed(
+            402,
+            "billing_error",
+            "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.",
+          );
+        case 403:
+          return typed(
+            403,
+            "permission_error",
+            "Your API key does not have permission to use the specified resource.",
+          );
+        case 404:
+          return typed(404, "not_found_error", "model: not found");
+        case 408:
+          return typed(408, "timeout_error", "Request timed out.");
+        case 413:
+          return typed(
+            413,
+            "request_too_large",
+            "Request exceeds the maximum allowed number of bytes.",
+          );
         case 429:
-          return envelope(
+          return typed(
             429,
             "rate_limit_error",
-            error.message ?? "This request would exceed the rate limit for your organization.",
+            "This request would exceed the rate limit for your organization.",
           );
         case 500:
-          return envelope(500, "api_error", error.message ?? "Internal server error");
+          return typed(500, "api_error", "Internal server error");
         case 503:
         case 529:
-          return envelope(error.status, "overloaded_error", error.message ?? "Overloaded");
+          return typed(error.status, "overloaded_error", "Overloaded");
         default: {
           const exhaustive: never = error.status;
           throw new Error(`unknown status ${String(exhaustive)}`);
         }
       }
+    }
     default: {
       const exhaustive: never = error;
       throw new Error(`unknown error ${JSON.stringify(exhaustive)}`);
@@ -293,7 +411,19 @@ export const anthropicWire: WireApi = {
         message: `A maximum of ${anthropicMaxCacheMarkers} blocks with cache_control may be provided. Found ${markerCount}.`,
       };
     }
-    return validateMessages(parsed.data.messages, seal);
+    const thinking = parsed.data.thinking;
+    const thinkingEnabled = thinking?.type === "enabled";
+    if (thinkingEnabled && (thinking.budget_tokens ?? 0) >= parsed.data.max_tokens) {
+      return {
+        kind: "invalid-request",
+        message: "`max_tokens` must be greater than `thinking.budget_tokens`.",
+      };
+    }
+    return (
+      validateTtlOrder(parsed.data) ??
+      validateBlocks(parsed.data.messages, thinkingEnabled) ??
+      validateMessages(parsed.data.messages, seal)
+    );
   },
   render(body): RenderedPrompt {
     const { segments, markerCount } = renderAnthropicSegments(body);
@@ -306,6 +436,7 @@ export const anthropicWire: WireApi = {
   },
   isStream: (body) => body.stream === true,
   error: errorAnswer,
+  rawFrames: namedFrames,
   streamFrames(plan, context): SseFrame[] {
     const id = context.nextId("msg");
     const blocks = buildBlocks(plan, context);

@@ -56,6 +56,9 @@ export const conformancePromptSpec: PromptSpec = createPromptSpec({
 
 export type AgentMode = "agent" | "ask" | "plan" | "debug";
 
+/** Which provider produced an assistant message: the adapter under test, or another one. */
+export type AssistantOrigin = "self" | "other";
+
 /** Allowed tools per mode; `agent` may call everything (undefined: no restriction). */
 export const allowedToolsByMode: Readonly<Record<AgentMode, readonly string[] | undefined>> = {
   agent: undefined,
@@ -89,11 +92,20 @@ export type ConversationStep =
       readonly image: boolean;
     }
   | { readonly kind: "user"; readonly text: string; readonly image: boolean }
-  | { readonly kind: "assistant"; readonly text: string; readonly reasoning: string }
+  | {
+      readonly kind: "assistant";
+      /** Empty with reasoning: a thinking-only reply (the output ran out while reasoning). */
+      readonly text: string;
+      readonly reasoning: string;
+      /** `other`: produced by another provider (a provider switch): only its replay entry. */
+      readonly origin?: AssistantOrigin;
+    }
   | {
       readonly kind: "tool-round";
       readonly text: string;
       readonly reasoning: string;
+      /** `other`: the round came from another provider, so it has no replay entry of ours. */
+      readonly origin?: AssistantOrigin;
       readonly calls: readonly GeneratedToolCall[];
       /** Rotates the order in which results are committed (projection must reorder them). */
       readonly commitRotation: number;
@@ -117,12 +129,21 @@ export interface GeneratedConversation {
   readonly snapshots: readonly ConversationSnapshot[];
 }
 
+/** What a provider's replay entry is built from: the assistant message it belongs to. */
+export interface ReplayStateInput {
+  readonly reasoning: string;
+  readonly messageId: string;
+  /** The message's text and its tool call ids, for states that describe the whole output. */
+  readonly text: string;
+  readonly callIds: readonly string[];
+}
+
 export interface ConversationArbitraryOptions {
   /**
    * The provider's own replay entry for an assistant message with reasoning (e.g. encrypted
    * reasoning items or a thinking signature), stored under `providerId` in `replay`.
    */
-  readonly replayState?: (input: { reasoning: string; messageId: string }) => JsonValue;
+  readonly replayState?: (input: ReplayStateInput) => JsonValue;
   /** Key of `replayState` in the replay bag (the adapter id). */
   readonly providerId?: string;
   /** Longest generated conversation in steps. Default 10. */
@@ -154,6 +175,12 @@ const argumentsArbitrary: fc.Arbitrary<string> = fc.oneof(
 
 const toolNames = conformancePromptSpec.tools.map((tool) => tool.name);
 
+const originArbitrary: fc.Arbitrary<AssistantOrigin> = fc.constantFrom<AssistantOrigin>(
+  "self",
+  "self",
+  "other",
+);
+
 const stepArbitrary: fc.Arbitrary<ConversationStep> = fc.oneof(
   {
     weight: 3,
@@ -179,6 +206,17 @@ const stepArbitrary: fc.Arbitrary<ConversationStep> = fc.oneof(
       kind: fc.constant("assistant" as const),
       text: textArbitrary,
       reasoning: fc.oneof(fc.constant(""), textArbitrary),
+      origin: originArbitrary,
+    }),
+  },
+  {
+    // A thinking-only reply: reasoning (with this provider's replay state) and no text.
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("assistant" as const),
+      text: fc.constant(""),
+      reasoning: textArbitrary,
+      origin: originArbitrary,
     }),
   },
   {
@@ -187,6 +225,7 @@ const stepArbitrary: fc.Arbitrary<ConversationStep> = fc.oneof(
       kind: fc.constant("tool-round" as const),
       text: fc.oneof(fc.constant(""), textArbitrary),
       reasoning: fc.oneof(fc.constant(""), textArbitrary),
+      origin: originArbitrary,
       calls: fc.array(
         fc.record({
           tool: fc.constantFrom(...toolNames),
@@ -250,11 +289,16 @@ export function buildConversation({
       createSummaryMessage({ summarizedEpoch: 0, text: "Summary: the user set up the project." }),
     );
   }
-  const replayFor = (reasoning: string, messageId: string): Record<string, JsonValue> => {
-    if (reasoning === "") return {};
+  const replayFor = (
+    input: ReplayStateInput,
+    origin: AssistantOrigin = "self",
+  ): Record<string, JsonValue> => {
+    if (input.reasoning === "") return {};
     // A foreign provider's entry must be ignored by the adapter under test.
-    const replay: Record<string, JsonValue> = { "other-provider": { opaque: `x-${messageId}` } };
-    if (replayState !== undefined) replay[providerId] = replayState({ reasoning, messageId });
+    const replay: Record<string, JsonValue> = {
+      "other-provider": { opaque: `x-${input.messageId}` },
+    };
+    if (replayState !== undefined && origin === "self") replay[providerId] = replayState(input);
     return replay;
   };
   steps.forEach((step, index) => {
@@ -292,7 +336,10 @@ export function buildConversation({
             step: 0,
             text: step.text,
             reasoning: step.reasoning,
-            replay: replayFor(step.reasoning, id),
+            replay: replayFor(
+              { reasoning: step.reasoning, messageId: id, text: step.text, callIds: [] },
+              step.origin,
+            ),
           }),
         );
         return; // no model call ends on an assistant message
@@ -312,7 +359,15 @@ export function buildConversation({
             text: step.text,
             reasoning: step.reasoning,
             toolCalls: calls,
-            replay: replayFor(step.reasoning, id),
+            replay: replayFor(
+              {
+                reasoning: step.reasoning,
+                messageId: id,
+                text: step.text,
+                callIds: calls.map((call) => call.callId),
+              },
+              step.origin,
+            ),
           }),
         );
         const results = step.calls.map((call, k) =>
@@ -391,8 +446,9 @@ export function conversationArbitrary(
 /**
  * One history holding every canonical content kind: request context, summary, runtime turn with
  * an image, user message with an image, assistant text, reasoning with replay state, parallel
- * tool calls, tool results (one with an image, one an error), background completion, injected
- * context, and a final assistant message (so the projection adds the transient user tail).
+ * tool calls, tool results (one with an image, one an error), a tool round from another
+ * provider, a thinking-only reply, background completion, injected context, and a final assistant
+ * message (so the projection adds the transient user tail).
  */
 export function allContentKindsConversation(
   options: Pick<ConversationArbitraryOptions, "replayState" | "providerId"> = {},
@@ -427,6 +483,23 @@ export function allContentKindsConversation(
         ],
         commitRotation: 1,
       },
+      {
+        kind: "tool-round",
+        text: "",
+        reasoning: "Reasoned by another provider.",
+        origin: "other",
+        calls: [
+          {
+            tool: "read_file",
+            arguments: '{"path":"src/parse.test.ts"}',
+            result: "test('x')",
+            isError: false,
+            image: false,
+          },
+        ],
+        commitRotation: 0,
+      },
+      { kind: "assistant", text: "", reasoning: "Ran out of output while thinking." },
       { kind: "background", text: "build finished" },
       { kind: "injection", text: "The user opened src/parse.test.ts." },
       { kind: "assistant", text: "Fixed.", reasoning: "Checked both files." },

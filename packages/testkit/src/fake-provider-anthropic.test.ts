@@ -99,7 +99,11 @@ describe("fake provider: Anthropic Messages through the official SDK", () => {
       then: { type: "tool-calls", calls: [{ name: "ls", arguments: "{}", callId: "toolu_1" }] },
     });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "list files" }];
-    const withThinking = { ...base, thinking: { type: "enabled" as const, budget_tokens: 1024 } };
+    const withThinking = {
+      ...base,
+      max_tokens: 2048,
+      thinking: { type: "enabled" as const, budget_tokens: 1024 },
+    };
     const first = await client.messages
       .stream({ ...withThinking, messages: history })
       .finalMessage();
@@ -242,5 +246,96 @@ describe("fake provider: Anthropic Messages through the official SDK", () => {
     const counted = await client.messages.countTokens({ model: base.model, system, messages });
     await client.messages.create({ ...base, messages });
     expect(counted.input_tokens).toBe(provider.requests.at(-1)!.cache!.inputTokens);
+  });
+
+  it("refuses what the real API refuses: a final thinking block, blank text, a round without thinking, TTL order", async () => {
+    const user = { role: "user" as const, content: "hi" };
+    const refused = async (body: object, message: RegExp) => {
+      const error = await client.messages
+        .create({ ...base, ...body } as Anthropic.MessageCreateParamsNonStreaming)
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+      expect((error as Error).message).toMatch(message);
+    };
+    // A thinking-only assistant message (the signature check comes after this rule).
+    await refused(
+      {
+        messages: [
+          user,
+          { role: "assistant", content: [{ type: "thinking", thinking: "t", signature: "s" }] },
+          user,
+        ],
+      },
+      /The final block in an assistant message cannot be `thinking`/,
+    );
+    await refused(
+      { messages: [{ role: "user", content: [{ type: "text", text: " \n" }] }] },
+      /text content blocks must contain non-whitespace text/,
+    );
+    await refused(
+      {
+        max_tokens: 4096,
+        thinking: { type: "enabled", budget_tokens: 1024 },
+        messages: [
+          user,
+          {
+            role: "assistant",
+            content: [
+              { type: "text", text: "Reading." },
+              { type: "tool_use", id: "toolu_1", name: "read", input: {} },
+            ],
+          },
+          {
+            role: "user",
+            content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "x" }],
+          },
+        ],
+      },
+      /a final `assistant` message must start with a thinking block/,
+    );
+    await refused(
+      {
+        system: [{ type: "text", text: longInstructions, cache_control: { type: "ephemeral" } }],
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "hi", cache_control: { type: "ephemeral", ttl: "1h" } },
+            ],
+          },
+        ],
+      },
+      /with a 1h ttl cannot come after one with a 5m ttl/,
+    );
+    expect(provider.requests.every((request) => request.status === 400)).toBe(true);
+  });
+
+  it("stops with max_tokens, splits cache writes by TTL and answers billing errors", async () => {
+    provider.enqueue({ type: "reasoning", reasoning: "a long thought", then: { type: "length" } });
+    const thinkingOnly = await client.messages.create({
+      ...base,
+      max_tokens: 4096,
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      system: [
+        { type: "text", text: longInstructions, cache_control: { type: "ephemeral", ttl: "1h" } },
+      ],
+      messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: marker }] }],
+    });
+    expect(thinkingOnly.stop_reason).toBe("max_tokens");
+    expect(thinkingOnly.content.map((block) => block.type)).toEqual(["thinking"]);
+    const creation = thinkingOnly.usage.cache_creation!;
+    expect(creation.ephemeral_1h_input_tokens).toBeGreaterThan(0);
+    expect(creation.ephemeral_5m_input_tokens).toBeGreaterThan(0);
+    expect(creation.ephemeral_1h_input_tokens + creation.ephemeral_5m_input_tokens).toBe(
+      thinkingOnly.usage.cache_creation_input_tokens,
+    );
+    expect(provider.requests[0]!.usage).toMatchObject({
+      cacheWriteTokens: thinkingOnly.usage.cache_creation_input_tokens,
+      cacheWrite1hTokens: creation.ephemeral_1h_input_tokens,
+    });
+    provider.enqueue({ type: "error", status: 402 });
+    await expect(
+      client.messages.create({ ...base, messages: [{ role: "user", content: "hi" }] }),
+    ).rejects.toMatchObject({ status: 402, type: "billing_error" });
   });
 });

@@ -177,4 +177,56 @@ describe("fake provider: OpenAI Chat Completions through the official SDK", () =
     expect(chunks).toBe(5);
     expect(performance.now() - started).toBeGreaterThanOrEqual(6 * 10 - 5);
   });
+
+  it("reports cache_write_tokens for GPT-5.6, finishes with length, and quota as 429", async () => {
+    const call = (model: string) =>
+      client.chat.completions.create({
+        model,
+        messages: [system, { role: "user", content: "hello" }],
+        prompt_cache_key: "c-writes",
+      });
+    const written = await call("gpt-5.6");
+    expect(written.usage?.prompt_tokens_details).toEqual({
+      cached_tokens: 0,
+      audio_tokens: 0,
+      cache_write_tokens: provider.simulator.openaiGranule(written.usage!.prompt_tokens),
+    });
+    expect((await call("gpt-4.1")).usage?.prompt_tokens_details).toEqual({
+      cached_tokens: 0,
+      audio_tokens: 0,
+    });
+    provider.enqueue({ type: "length", text: "partial" });
+    const cut = await call("gpt-5.6");
+    expect(cut.choices[0]).toMatchObject({
+      finish_reason: "length",
+      message: { content: "partial" },
+    });
+    provider.enqueue({ type: "error", status: 429, code: "insufficient_quota" });
+    await expect(call("gpt-5.6")).rejects.toMatchObject({
+      status: 429,
+      code: "insufficient_quota",
+    });
+  });
+
+  it("sends recorded chunks verbatim, then [DONE]", async () => {
+    const chunk = (delta: object, finish: string | null = null) => ({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "deepseek-reasoner",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+    provider.enqueue({
+      type: "stream",
+      events: [chunk({ role: "assistant", reasoning: "think" }), chunk({ content: "hi" }, "stop")],
+    });
+    const stream = await client.chat.completions.create({
+      model: "deepseek-reasoner",
+      messages: [{ role: "user", content: "x" }],
+      ...streamed,
+    });
+    const deltas: unknown[] = [];
+    for await (const received of stream) deltas.push(received.choices[0]?.delta);
+    expect(deltas).toEqual([{ role: "assistant", reasoning: "think" }, { content: "hi" }]);
+  });
 });

@@ -225,4 +225,136 @@ describe("fake provider: OpenAI Responses through the official SDK", () => {
     expect(count).toBe(9);
     expect(performance.now() - started).toBeGreaterThanOrEqual(9 * 15 - 5);
   });
+
+  it("keeps commentary and the final answer as separate message items with their phase", async () => {
+    provider.enqueue({
+      type: "reasoning",
+      reasoning: "Plan the edit.",
+      then: {
+        type: "commentary",
+        text: "I'll read the file first.",
+        then: { type: "text", text: "All done.", phase: "final_answer" },
+      },
+    });
+    const response = await client.responses.create({
+      ...base,
+      model: "gpt-5.3-codex",
+      input: "go",
+    });
+    const messages = response.output.filter((item) => item.type === "message");
+    expect(messages.map((item) => [item.phase, item.content])).toEqual([
+      [
+        "commentary",
+        [{ type: "output_text", annotations: [], logprobs: [], text: "I'll read the file first." }],
+      ],
+      ["final_answer", [{ type: "output_text", annotations: [], logprobs: [], text: "All done." }]],
+    ]);
+  });
+
+  it("ends with response.incomplete (max_output_tokens) on a length reply", async () => {
+    provider.enqueue({ type: "reasoning", reasoning: "long thought", then: { type: "length" } });
+    const stream = await client.responses.create({ ...base, input: "x", stream: true });
+    const types: string[] = [];
+    let last: OpenAI.Responses.ResponseStreamEvent | undefined;
+    for await (const event of stream) {
+      types.push(event.type);
+      last = event;
+    }
+    expect(types.at(-1)).toBe("response.incomplete");
+    expect(last?.type === "response.incomplete" && last.response.incomplete_details).toEqual({
+      reason: "max_output_tokens",
+    });
+    expect(types).not.toContain("response.output_text.delta");
+  });
+
+  it("reports cache_write_tokens for GPT-5.6 and with prompt_cache_options", async () => {
+    const first = await client.responses.create({ ...base, model: "gpt-5.6", input: "first" });
+    expect(first.usage?.input_tokens_details).toEqual({
+      cached_tokens: 0,
+      cache_write_tokens: provider.simulator.openaiGranule(first.usage!.input_tokens),
+    });
+    expect(provider.requests[0]!.usage!.cacheWriteTokens).toBeGreaterThan(0);
+    const second = await client.responses.create({
+      ...base,
+      model: "gpt-5.6",
+      input: [
+        { role: "user", content: "first" },
+        { role: "user", content: "second" },
+      ],
+    });
+    const details = second.usage!.input_tokens_details;
+    expect(details.cached_tokens).toBeGreaterThan(0);
+    expect(details.cached_tokens + details.cache_write_tokens).toBe(
+      provider.simulator.openaiGranule(second.usage!.input_tokens),
+    );
+    // gpt-5 (older): no cache writes reported.
+    const old = await client.responses.create({ ...base, input: "first" });
+    expect(old.usage?.input_tokens_details).toEqual({ cached_tokens: 0 });
+    const withOptions = await client.responses.create({
+      ...base,
+      prompt_cache_key: "conv-options",
+      prompt_cache_options: { mode: "implicit", ttl: "30m" },
+      input: "first",
+    });
+    expect(withOptions.usage?.input_tokens_details.cache_write_tokens).toBeGreaterThan(0);
+  });
+
+  it("keeps prompt_cache_options.ttl entries 30 minutes; explicit mode without breakpoints caches nothing", async () => {
+    const clocked = await startFakeProvider({ cache: { clock: () => clock.now } });
+    const clock = { now: 0 };
+    try {
+      const sdk = new OpenAI({ apiKey: "k", baseURL: clocked.openaiBaseURL, maxRetries: 0 });
+      const ask = (options: object) =>
+        sdk.responses.create({ ...base, ...options, input: "same prompt" });
+      await ask({ prompt_cache_options: { ttl: "30m" } });
+      clock.now += 20 * 60 * 1000;
+      expect(
+        (await ask({ prompt_cache_options: { ttl: "30m" } })).usage!.input_tokens_details
+          .cached_tokens,
+      ).toBeGreaterThan(0);
+      const explicit = { prompt_cache_key: "explicit", prompt_cache_options: { mode: "explicit" } };
+      await ask(explicit);
+      expect((await ask(explicit)).usage!.input_tokens_details.cached_tokens).toBe(0);
+    } finally {
+      await clocked.close();
+    }
+  });
+
+  it("sends recorded stream events verbatim (a quota error inside the stream)", async () => {
+    provider.enqueue({
+      type: "stream",
+      events: [
+        {
+          type: "response.created",
+          sequence_number: 0,
+          response: { id: "resp_1", status: "in_progress", output: [] },
+        },
+        {
+          type: "error",
+          sequence_number: 1,
+          code: "insufficient_quota",
+          message: "You exceeded your current quota, please check your plan and billing details.",
+          param: null,
+        },
+      ],
+    });
+    const stream = await client.responses.create({ ...base, input: "x", stream: true });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    expect(events.map((event) => event.type)).toEqual(["response.created", "error"]);
+    expect(events[1]).toMatchObject({ type: "error", code: "insufficient_quota" });
+    expect(provider.requests[0]).toMatchObject({ status: 200, usage: null });
+    expect(provider.requests[0]!.cache).not.toBeNull();
+  });
+
+  it("answers a 429 insufficient_quota in OpenAI's shape", async () => {
+    provider.enqueue({ type: "error", status: 429, code: "insufficient_quota" });
+    const error = await client.responses.create({ ...base, input: "x" }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      status: 429,
+      code: "insufficient_quota",
+      type: "insufficient_quota",
+      message: expect.stringContaining("You exceeded your current quota"),
+    });
+  });
 });

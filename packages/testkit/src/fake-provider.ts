@@ -242,8 +242,15 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         error: null,
       });
     const plan = normalizeReply(reply);
-    if (plan.kind !== "answer") {
+    if (plan.kind === "context-overflow" || plan.kind === "error") {
       refuse(scriptedError(plan, inputTokens, options.contextWindow ?? inputTokens - 1), { reply });
+      return;
+    }
+    if (plan.kind === "stream" && !base.stream) {
+      refuse(
+        { kind: "invalid-request", message: "A `stream` reply needs a streaming request." },
+        { reply },
+      );
       return;
     }
     let result: PrefixCacheResult;
@@ -254,6 +261,8 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
               namespace: rendered.namespace,
               segments: rendered.segments,
               ttlMs: rendered.ttlMs,
+              caching: rendered.noCaching !== true,
+              reportsCacheWrites: rendered.reportsCacheWrites === true,
             })
           : simulator.simulateAnthropic({
               namespace: rendered.namespace,
@@ -264,14 +273,34 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       refuse({ kind: "invalid-request", message: error.message }, { reply });
       return;
     }
+    const diagnostics: RequestCacheDiagnostics = {
+      ...result,
+      tokenizer:
+        rendered.mode === "anthropic" ? "o200k (stand-in for Anthropic's tokenizer)" : "o200k",
+      segmentLabels: rendered.segments.map((segment) => segment.label),
+    };
+    const headers = { [wire.api === "anthropic" ? "request-id" : "x-request-id"]: requestId };
+    if (plan.kind === "stream") {
+      // Recorded events carry their own usage; the simulation still ran (diagnostics, entries).
+      requests.push({ ...base, status: 200, reply, usage: null, cache: diagnostics, error: null });
+      await sendStream({
+        res,
+        frames: wire.rawFrames(plan.events),
+        headers,
+        cutAfterEvents: plan.cutAfterEvents,
+        delayMsPerEvent: plan.delayMsPerEvent,
+      });
+      return;
+    }
     const reasoningTokens = plan.reasoning.reduce(
       (sum, step) => sum + countTokens(step.reasoning),
       0,
     );
     const answerText =
-      plan.answer.type === "tool-calls"
+      plan.commentary.join("") +
+      (plan.answer.type === "tool-calls"
         ? plan.answer.text + plan.answer.calls.map((call) => call.name + call.arguments).join("")
-        : plan.answer.text;
+        : plan.answer.text);
     const outputTokens = Math.max(1, reasoningTokens + countTokens(answerText));
     const usage: AnswerUsage = {
       inputTokens: result.inputTokens,
@@ -287,6 +316,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       model: String(body.model),
       createdAtSeconds: Math.floor(at / 1000),
       usage,
+      reportsCacheWrites: rendered.reportsCacheWrites === true,
       nextId,
       seal,
     };
@@ -298,17 +328,12 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
         inputTokens: result.inputTokens,
         cachedInputTokens: result.cachedTokens,
         cacheWriteTokens: result.cacheWriteTokens,
+        ...(result.cacheWriteTokens1h > 0 ? { cacheWrite1hTokens: result.cacheWriteTokens1h } : {}),
         outputTokens,
       },
-      cache: {
-        ...result,
-        tokenizer:
-          rendered.mode === "anthropic" ? "o200k (stand-in for Anthropic's tokenizer)" : "o200k",
-        segmentLabels: rendered.segments.map((segment) => segment.label),
-      },
+      cache: diagnostics,
       error: null,
     });
-    const headers = { [wire.api === "anthropic" ? "request-id" : "x-request-id"]: requestId };
     if (base.stream) {
       await sendStream({
         res,

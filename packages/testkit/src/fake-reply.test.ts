@@ -28,7 +28,8 @@ describe("fake replies", () => {
         { reasoning: "a", redacted: false },
         { reasoning: "b", redacted: true },
       ],
-      answer: { type: "text", text: "hi", chunks: 2 },
+      commentary: [],
+      answer: { type: "text", text: "hi", chunks: 2, phase: undefined },
       cutAfterEvents: 3,
       delayMsPerEvent: 5,
     });
@@ -41,6 +42,42 @@ describe("fake replies", () => {
     });
   });
 
+  it("unwraps commentary, a length stop and recorded stream events", () => {
+    expect(
+      normalizeReply({
+        type: "reasoning",
+        reasoning: "r",
+        then: {
+          type: "commentary",
+          text: "Looking at the files.",
+          then: { type: "text", text: "Done.", phase: "final_answer" },
+        },
+      }),
+    ).toMatchObject({
+      kind: "answer",
+      reasoning: [{ reasoning: "r", redacted: false }],
+      commentary: ["Looking at the files."],
+      answer: { type: "text", text: "Done.", phase: "final_answer" },
+    });
+    expect(
+      normalizeReply({ type: "reasoning", reasoning: "r", then: { type: "length" } }),
+    ).toMatchObject({
+      answer: { type: "length", text: "" },
+    });
+    expect(
+      normalizeReply({
+        type: "cut",
+        afterEvents: 1,
+        reply: { type: "stream", events: [{ a: 1 }] },
+      }),
+    ).toEqual({ kind: "stream", events: [{ a: 1 }], cutAfterEvents: 1, delayMsPerEvent: 0 });
+    expect(
+      fakeReplySchema.safeParse({ type: "error", status: 429, code: "insufficient_quota" }).success,
+    ).toBe(true);
+    expect(fakeReplySchema.safeParse({ type: "error", status: 402 }).success).toBe(true);
+    expect(fakeReplySchema.safeParse({ type: "stream", events: [] }).success).toBe(false);
+  });
+
   it("lets an error anywhere in the chain win", () => {
     expect(
       normalizeReply({
@@ -48,7 +85,13 @@ describe("fake replies", () => {
         reasoning: "x",
         then: { type: "error", status: 429, retryAfterSeconds: 2 },
       }),
-    ).toEqual({ kind: "error", status: 429, retryAfterSeconds: 2, message: undefined });
+    ).toEqual({
+      kind: "error",
+      status: 429,
+      retryAfterSeconds: 2,
+      message: undefined,
+      code: undefined,
+    });
     expect(
       normalizeReply({ type: "slow", delayMsPerEvent: 1, reply: { type: "context-overflow" } }),
     ).toEqual({

@@ -13,10 +13,35 @@ export interface FakeToolCall {
  * server renders it in each API's own wire format (streaming and non-streaming).
  */
 export type FakeReply =
-  /** A text answer, streamed in `chunks` deltas (default: up to 3). */
-  | { readonly type: "text"; readonly text: string; readonly chunks?: number }
+  /**
+   * A text answer, streamed in `chunks` deltas (default: up to 3). `phase` labels the Responses
+   * message item (gpt-5.3-codex and later send it); the other APIs ignore it.
+   */
+  | {
+      readonly type: "text";
+      readonly text: string;
+      readonly chunks?: number;
+      readonly phase?: FakePhase;
+    }
   /** Function calls (parallel when more than one), optionally after some text. */
-  | { readonly type: "tool-calls"; readonly calls: readonly FakeToolCall[]; readonly text?: string }
+  | {
+      readonly type: "tool-calls";
+      readonly calls: readonly FakeToolCall[];
+      readonly text?: string;
+      readonly phase?: FakePhase;
+    }
+  /**
+   * The output limit ran out (after `text`, possibly empty): Responses `incomplete` with
+   * `max_output_tokens`, Chat `finish_reason: "length"`, Anthropic `stop_reason: "max_tokens"`.
+   * After a `reasoning` reply and with no text, this is a thinking-only reply.
+   */
+  | { readonly type: "length"; readonly text?: string }
+  /**
+   * A separate commentary message before another reply: on Responses a message item with
+   * `phase: "commentary"` (the answer after it keeps its own item); on Chat and Anthropic the
+   * text comes first in the answer's text.
+   */
+  | { readonly type: "commentary"; readonly text: string; readonly then: FakeReply }
   /**
    * Reasoning before another reply. OpenAI Responses: a reasoning item with a summary and
    * `encrypted_content`; Anthropic: a `thinking` block whose signature binds the history before
@@ -32,20 +57,35 @@ export type FakeReply =
   | { readonly type: "refusal"; readonly text: string }
   /** The API's own "prompt is too long" error (status and body shape of the real API). */
   | { readonly type: "context-overflow" }
-  /** An HTTP error in the API's own error shape; `retry-after` is sent when given. */
+  /**
+   * An HTTP error in the API's own error shape; `retry-after` is sent when given. `code` replaces
+   * the API's own code for the status (e.g. `insufficient_quota` on a 429).
+   */
   | {
       readonly type: "error";
       readonly status: FakeErrorStatus;
       readonly retryAfterSeconds?: number;
       readonly message?: string;
+      readonly code?: string;
     }
+  /**
+   * Recorded stream events sent verbatim, for a streaming request only (a fixture of the
+   * provider's documented event format): Responses and Anthropic events are named by their
+   * `type`; Chat events are data-only chunks followed by `data: [DONE]`. The request is still
+   * validated and simulated; its recorded `usage` is null (the events carry their own).
+   */
+  | { readonly type: "stream"; readonly events: readonly unknown[] }
   /** Sends the first `afterEvents` stream events of `reply`, then destroys the connection. */
   | { readonly type: "cut"; readonly afterEvents: number; readonly reply: FakeReply }
   /** Waits `delayMsPerEvent` before every stream event of `reply`. */
   | { readonly type: "slow"; readonly delayMsPerEvent: number; readonly reply: FakeReply };
 
-export const fakeErrorStatuses = [401, 429, 500, 503, 529] as const;
+export const fakeErrorStatuses = [401, 402, 403, 404, 408, 413, 429, 500, 503, 529] as const;
 export type FakeErrorStatus = (typeof fakeErrorStatuses)[number];
+
+export const fakePhases = ["commentary", "final_answer"] as const;
+export type FakePhase = (typeof fakePhases)[number];
+const phaseSchema = z.enum(fakePhases);
 
 const fakeToolCallSchema = z.object({
   name: z.string().min(1),
@@ -60,12 +100,16 @@ export const fakeReplySchema: z.ZodType<FakeReply> = z.lazy(() =>
       type: z.literal("text"),
       text: z.string(),
       chunks: z.number().int().min(1).optional(),
+      phase: phaseSchema.optional(),
     }),
     z.object({
       type: z.literal("tool-calls"),
       calls: z.array(fakeToolCallSchema).min(1),
       text: z.string().optional(),
+      phase: phaseSchema.optional(),
     }),
+    z.object({ type: z.literal("length"), text: z.string().optional() }),
+    z.object({ type: z.literal("commentary"), text: z.string().min(1), then: fakeReplySchema }),
     z.object({
       type: z.literal("reasoning"),
       reasoning: z.string(),
@@ -79,7 +123,9 @@ export const fakeReplySchema: z.ZodType<FakeReply> = z.lazy(() =>
       status: z.union(fakeErrorStatuses.map((status) => z.literal(status))),
       retryAfterSeconds: z.number().min(0).optional(),
       message: z.string().optional(),
+      code: z.string().min(1).optional(),
     }),
+    z.object({ type: z.literal("stream"), events: z.array(z.unknown()).min(1) }),
     z.object({
       type: z.literal("cut"),
       afterEvents: z.number().int().min(0),
@@ -101,8 +147,19 @@ export interface ReasoningStep {
 
 /** The answer a model produces once transport wrappers and reasoning are unwrapped. */
 export type FinalAnswer =
-  | { readonly type: "text"; readonly text: string; readonly chunks: number }
-  | { readonly type: "tool-calls"; readonly calls: readonly FakeToolCall[]; readonly text: string }
+  | {
+      readonly type: "text";
+      readonly text: string;
+      readonly chunks: number;
+      readonly phase: FakePhase | undefined;
+    }
+  | {
+      readonly type: "tool-calls";
+      readonly calls: readonly FakeToolCall[];
+      readonly text: string;
+      readonly phase: FakePhase | undefined;
+    }
+  | { readonly type: "length"; readonly text: string }
   | { readonly type: "refusal"; readonly text: string };
 
 /** A reply reduced to what the wire renderers need. */
@@ -113,10 +170,19 @@ export type NormalizedReply =
       readonly status: FakeErrorStatus;
       readonly retryAfterSeconds: number | undefined;
       readonly message: string | undefined;
+      readonly code: string | undefined;
+    }
+  | {
+      readonly kind: "stream";
+      readonly events: readonly unknown[];
+      readonly cutAfterEvents: number | undefined;
+      readonly delayMsPerEvent: number;
     }
   | {
       readonly kind: "answer";
       readonly reasoning: readonly ReasoningStep[];
+      /** Commentary messages before the answer, in order. */
+      readonly commentary: readonly string[];
       readonly answer: FinalAnswer;
       /** Destroy the connection after this many stream events (undefined: never). */
       readonly cutAfterEvents: number | undefined;
@@ -131,6 +197,7 @@ const defaultChunks = (text: string): number => Math.max(1, Math.min(3, text.len
  */
 export function normalizeReply(reply: FakeReply): NormalizedReply {
   const reasoning: ReasoningStep[] = [];
+  const commentary: string[] = [];
   let cutAfterEvents: number | undefined;
   let delayMsPerEvent = 0;
   let current: FakeReply = reply;
@@ -148,6 +215,10 @@ export function normalizeReply(reply: FakeReply): NormalizedReply {
         reasoning.push({ reasoning: current.reasoning, redacted: current.redacted ?? false });
         current = current.then;
         continue;
+      case "commentary":
+        commentary.push(current.text);
+        current = current.then;
+        continue;
       case "context-overflow":
         return { kind: "context-overflow" };
       case "error":
@@ -156,15 +227,20 @@ export function normalizeReply(reply: FakeReply): NormalizedReply {
           status: current.status,
           retryAfterSeconds: current.retryAfterSeconds,
           message: current.message,
+          code: current.code,
         };
+      case "stream":
+        return { kind: "stream", events: current.events, cutAfterEvents, delayMsPerEvent };
       case "text":
         return {
           kind: "answer",
           reasoning,
+          commentary,
           answer: {
             type: "text",
             text: current.text,
             chunks: current.chunks ?? defaultChunks(current.text),
+            phase: current.phase,
           },
           cutAfterEvents,
           delayMsPerEvent,
@@ -173,7 +249,22 @@ export function normalizeReply(reply: FakeReply): NormalizedReply {
         return {
           kind: "answer",
           reasoning,
-          answer: { type: "tool-calls", calls: current.calls, text: current.text ?? "" },
+          commentary,
+          answer: {
+            type: "tool-calls",
+            calls: current.calls,
+            text: current.text ?? "",
+            phase: current.phase,
+          },
+          cutAfterEvents,
+          delayMsPerEvent,
+        };
+      case "length":
+        return {
+          kind: "answer",
+          reasoning,
+          commentary,
+          answer: { type: "length", text: current.text ?? "" },
           cutAfterEvents,
           delayMsPerEvent,
         };
@@ -181,6 +272,7 @@ export function normalizeReply(reply: FakeReply): NormalizedReply {
         return {
           kind: "answer",
           reasoning,
+          commentary,
           answer: { type: "refusal", text: current.text },
           cutAfterEvents,
           delayMsPerEvent,

@@ -17,9 +17,10 @@ export {
   runFakeProviderCli,
 } from "./fake-provider-cli.js";
 export type { FakeProviderCliIo } from "./fake-provider-cli.js";
-export { fakeErrorStatuses, fakeReplySchema, normalizeReply } from "./fake-reply.js";
+export { fakeErrorStatuses, fakePhases, fakeReplySchema, normalizeReply } from "./fake-reply.js";
 export type {
   FakeErrorStatus,
+  FakePhase,
   FakeReply,
   FakeToolCall,
   FinalAnswer,
@@ -61,11 +62,13 @@ export {
 } from "./conversation-arbitrary.js";
 export type {
   AgentMode,
+  AssistantOrigin,
   ConversationArbitraryOptions,
   ConversationSnapshot,
   ConversationStep,
   GeneratedConversation,
   GeneratedToolCall,
+  ReplayStateInput,
 } from "./conversation-arbitrary.js";
 export { firstDivergence, formatDivergence, joinPath, pathOf } from "./first-divergence.js";
 export type { Divergence } from "./first-divergence.js";

@@ -12,6 +12,7 @@ import type {
   WireError,
 } from "./wire-api.js";
 import { describeIssues } from "./wire-api.js";
+import { openAICacheSettings } from "./openai-cache-settings.js";
 
 const toolCallSchema = z.looseObject({
   id: z.string(),
@@ -33,8 +34,6 @@ export const openaiChatRequestSchema = z.looseObject({
   prompt_cache_retention: z.string().nullable().optional(),
 });
 type ChatMessage = z.infer<typeof messageSchema>;
-
-const hours24 = 24 * 60 * 60 * 1000;
 
 /** The real API's tool-round rules: every call answered right after it, no orphan results. */
 function validateToolRounds(messages: readonly ChatMessage[]): WireError | undefined {
@@ -78,7 +77,11 @@ function usageObject(context: AnswerContext): JsonRecord {
     prompt_tokens: usage.inputTokens,
     completion_tokens: usage.outputTokens,
     total_tokens: usage.inputTokens + usage.outputTokens,
-    prompt_tokens_details: { cached_tokens: usage.cachedTokens, audio_tokens: 0 },
+    prompt_tokens_details: {
+      cached_tokens: usage.cachedTokens,
+      audio_tokens: 0,
+      ...(context.reportsCacheWrites ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
+    },
     completion_tokens_details: {
       reasoning_tokens: usage.reasoningTokens,
       audio_tokens: 0,
@@ -103,8 +106,25 @@ function callsOf(plan: AnswerPlan, context: AnswerContext): ChatCall[] {
   }));
 }
 
-const finishReason = (plan: AnswerPlan): string =>
-  plan.answer.type === "tool-calls" ? "tool_calls" : "stop";
+const finishReason = (plan: AnswerPlan): string => {
+  switch (plan.answer.type) {
+    case "tool-calls":
+      return "tool_calls";
+    case "length":
+      return "length";
+    case "text":
+    case "refusal":
+      return "stop";
+    default: {
+      const exhaustive: never = plan.answer;
+      throw new Error(`unknown answer ${JSON.stringify(exhaustive)}`);
+    }
+  }
+};
+
+/** Commentary and the answer's text as one `content` (Chat has one text per message). */
+const contentText = (plan: AnswerPlan): string =>
+  [...plan.commentary, plan.answer.text].filter((text) => text !== "").join("\n\n");
 
 export const openaiChatWire: WireApi = {
   api: "openai-chat",
@@ -122,11 +142,15 @@ export const openaiChatWire: WireApi = {
       mode: "openai",
       namespace: `model=${String(body.model)} prompt_cache_key=${key}`,
       segments: renderOpenAIChatSegments(body),
-      ...(body.prompt_cache_retention === "24h" ? { ttlMs: hours24 } : {}),
+      ...openAICacheSettings(body),
     };
   },
   isStream: (body) => body.stream === true,
   error: (error, requestId) => openaiErrorAnswer({ error, requestId, historyParam: "messages" }),
+  rawFrames: (events) => [
+    ...events.map((event) => ({ data: JSON.stringify(event) })),
+    { data: "[DONE]" },
+  ],
   streamFrames(plan, context): SseFrame[] {
     const id = context.nextId("chatcmpl");
     const options = context.body.stream_options;
@@ -152,9 +176,11 @@ export const openaiChatWire: WireApi = {
     const { answer } = plan;
     if (answer.type === "refusal") {
       for (const piece of splitText(answer.text, 3)) frames.push(delta({ refusal: piece }));
-    } else if (answer.text !== "") {
+    } else if (contentText(plan) !== "") {
       const chunks = answer.type === "text" ? answer.chunks : 3;
-      for (const piece of splitText(answer.text, chunks)) frames.push(delta({ content: piece }));
+      for (const piece of splitText(contentText(plan), chunks)) {
+        frames.push(delta({ content: piece }));
+      }
     }
     callsOf(plan, context).forEach((call, index) => {
       frames.push(
@@ -180,9 +206,9 @@ export const openaiChatWire: WireApi = {
     const message: JsonRecord = {
       role: "assistant",
       content:
-        answer.type === "refusal" || (answer.type === "tool-calls" && answer.text === "")
+        answer.type === "refusal" || (answer.type === "tool-calls" && contentText(plan) === "")
           ? null
-          : answer.text,
+          : contentText(plan),
       refusal: answer.type === "refusal" ? answer.text : null,
       annotations: [],
       ...(calls.length === 0

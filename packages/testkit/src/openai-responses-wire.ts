@@ -12,7 +12,8 @@ import type {
   WireApi,
   WireError,
 } from "./wire-api.js";
-import { describeIssues } from "./wire-api.js";
+import { describeIssues, namedFrames } from "./wire-api.js";
+import { openAICacheSettings } from "./openai-cache-settings.js";
 
 // Tolerant of every field the real API accepts; only what the fake relies on is checked.
 const inputItemSchema = z.looseObject({ type: z.string().optional() });
@@ -28,7 +29,8 @@ export const openaiResponsesRequestSchema = z.looseObject({
   previous_response_id: z.string().nullable().optional(),
 });
 
-const hours24 = 24 * 60 * 60 * 1000;
+const finalStatus = (plan: AnswerPlan): "completed" | "incomplete" =>
+  plan.answer.type === "length" ? "incomplete" : "completed";
 
 /** Replay rules of the real API for stateless (`store: false`) conversations. */
 function validateInputItems(
@@ -80,11 +82,11 @@ function responseObject({
   output,
 }: {
   context: AnswerContext & { responseId: string };
-  status: "in_progress" | "completed";
+  status: "in_progress" | "completed" | "incomplete";
   output: unknown[];
 }): JsonRecord {
   const { body, usage } = context;
-  const completed = status === "completed";
+  const completed = status !== "in_progress";
   return {
     id: context.responseId,
     object: "response",
@@ -93,7 +95,7 @@ function responseObject({
     background: false,
     completed_at: completed ? context.createdAtSeconds : null,
     error: null,
-    incomplete_details: null,
+    incomplete_details: status === "incomplete" ? { reason: "max_output_tokens" } : null,
     instructions: body.instructions ?? null,
     max_output_tokens: body.max_output_tokens ?? null,
     metadata: body.metadata ?? {},
@@ -114,7 +116,10 @@ function responseObject({
     usage: completed
       ? {
           input_tokens: usage.inputTokens,
-          input_tokens_details: { cached_tokens: usage.cachedTokens },
+          input_tokens_details: {
+            cached_tokens: usage.cachedTokens,
+            ...(context.reportsCacheWrites ? { cache_write_tokens: usage.cacheWriteTokens } : {}),
+          },
           output_tokens: usage.outputTokens,
           output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
           total_tokens: usage.inputTokens + usage.outputTokens,
@@ -166,12 +171,15 @@ function buildOutput(
     events.push({ type: "response.output_item.done", output_index, item: done });
     items.push(done);
   }
-  const { answer } = plan;
-  const text = answer.text;
-  if (answer.type === "refusal" || text !== "") {
+  const pushMessage = (input: {
+    text: string;
+    refusal: boolean;
+    phase: string | undefined;
+    chunks: number;
+  }) => {
+    const { text, refusal, phase } = input;
     const output_index = items.length;
     const id = context.nextId("msg");
-    const refusal = answer.type === "refusal";
     const emptyPart = refusal
       ? { type: "refusal", refusal: "" }
       : { type: "output_text", annotations: [], logprobs: [], text: "" };
@@ -179,14 +187,21 @@ function buildOutput(
       ? { type: "refusal", refusal: text }
       : { type: "output_text", annotations: [], logprobs: [], text };
     const common = { item_id: id, output_index, content_index: 0 };
+    const phaseField = phase === undefined ? {} : { phase };
     events.push({
       type: "response.output_item.added",
       output_index,
-      item: { id, type: "message", status: "in_progress", content: [], role: "assistant" },
+      item: {
+        id,
+        type: "message",
+        status: "in_progress",
+        content: [],
+        role: "assistant",
+        ...phaseField,
+      },
     });
     events.push({ type: "response.content_part.added", ...common, part: emptyPart });
-    const chunks = answer.type === "text" ? answer.chunks : 3;
-    for (const delta of splitText(text, chunks)) {
+    for (const delta of splitText(text, input.chunks)) {
       events.push(
         refusal
           ? { type: "response.refusal.delta", ...common, delta }
@@ -205,9 +220,23 @@ function buildOutput(
       status: "completed",
       content: [fullPart],
       role: "assistant",
+      ...phaseField,
     };
     events.push({ type: "response.output_item.done", output_index, item });
     items.push(item);
+  };
+  for (const text of plan.commentary) {
+    pushMessage({ text, refusal: false, phase: "commentary", chunks: 2 });
+  }
+  const { answer } = plan;
+  const text = answer.text;
+  if (answer.type === "refusal" || text !== "") {
+    pushMessage({
+      text,
+      refusal: answer.type === "refusal",
+      phase: answer.type === "text" || answer.type === "tool-calls" ? answer.phase : undefined,
+      chunks: answer.type === "text" ? answer.chunks : 3,
+    });
   }
   if (answer.type === "tool-calls") {
     for (const call of answer.calls) {
@@ -268,14 +297,17 @@ export const openaiResponsesWire: WireApi = {
       mode: "openai",
       namespace: `model=${String(body.model)} prompt_cache_key=${key}`,
       segments: renderOpenAIResponsesSegments(body),
-      ...(body.prompt_cache_retention === "24h" ? { ttlMs: hours24 } : {}),
+      ...openAICacheSettings(body),
     };
   },
   isStream: (body) => body.stream === true,
   error: (error, requestId) => openaiErrorAnswer({ error, requestId, historyParam: "input" }),
+  rawFrames: namedFrames,
   streamFrames(plan, baseContext): SseFrame[] {
     const context = { ...baseContext, responseId: baseContext.nextId("resp") };
     const { items, events } = buildOutput(plan, context);
+    const finalType =
+      finalStatus(plan) === "incomplete" ? "response.incomplete" : "response.completed";
     const all: JsonRecord[] = [
       {
         type: "response.created",
@@ -287,8 +319,8 @@ export const openaiResponsesWire: WireApi = {
       },
       ...events,
       {
-        type: "response.completed",
-        response: responseObject({ context, status: "completed", output: items }),
+        type: finalType,
+        response: responseObject({ context, status: finalStatus(plan), output: items }),
       },
     ];
     return all.map((event, sequence_number) => ({
@@ -299,6 +331,6 @@ export const openaiResponsesWire: WireApi = {
   json(plan, baseContext) {
     const context = { ...baseContext, responseId: baseContext.nextId("resp") };
     const { items } = buildOutput(plan, context);
-    return responseObject({ context, status: "completed", output: items });
+    return responseObject({ context, status: finalStatus(plan), output: items });
   },
 };

@@ -123,6 +123,37 @@ describe("PrefixCacheSimulator, OpenAI mode", () => {
     });
   });
 
+  it("reports cache writes for models that bill them, and nothing when caching is off", () => {
+    const sim = new PrefixCacheSimulator({ clock: () => 0 });
+    const first = [seg("tools", 1000), seg("input item 0", 1000)];
+    expect(
+      sim.simulateOpenAI({ namespace: "w", segments: first, reportsCacheWrites: true }),
+    ).toMatchObject({ inputTokens: 2000, cachedTokens: 0, cacheWriteTokens: 1920 });
+    const second = [...first, seg("input item 1", 500)];
+    expect(
+      sim.simulateOpenAI({ namespace: "w", segments: second, reportsCacheWrites: true }),
+    ).toMatchObject({
+      inputTokens: 2500,
+      cachedTokens: 1920,
+      cacheWriteTokens: 2432 - 1920,
+      uncachedTokens: 2500 - 2432,
+    });
+    // Older models: writes are free and not reported.
+    expect(sim.simulateOpenAI({ namespace: "o", segments: first }).cacheWriteTokens).toBe(0);
+    const off = new PrefixCacheSimulator({ clock: () => 0 });
+    off.simulateOpenAI({ namespace: "x", segments: first, caching: false });
+    expect(off.simulateOpenAI({ namespace: "x", segments: second, caching: false })).toMatchObject({
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      bestPossibleCachedTokens: 0,
+    });
+    // Writes cost 1.25×, reads 0.1×: (1920·1.25 + 80) + (1920·0.1 + 512·1.25 + 68) over 4500.
+    expect(sim.stats().sessions[0]!.relativeInputCost).toBeCloseTo(
+      (1920 * 1.25 + 80 + 1920 * 0.1 + 512 * 1.25 + 68) / 4500,
+      10,
+    );
+  });
+
   it("honours a longer per-request lifetime (24 h retention)", () => {
     const time = fixedClock();
     const sim = new PrefixCacheSimulator({ clock: time.clock });

@@ -78,7 +78,7 @@ export interface CacheTotals {
   readonly prefixEfficiency: number;
   /**
    * Input cost relative to an uncached baseline (1 = no savings). Prices: OpenAI cached input
-   * 0.1×; Anthropic reads 0.1×, writes 1.25× (5 min) or 2× (1 h).
+   * 0.1×, reported cache writes 1.25×; Anthropic reads 0.1×, writes 1.25× (5 min) or 2× (1 h).
    */
   readonly relativeInputCost: number;
 }
@@ -139,6 +139,7 @@ const defaultTtlMs = 5 * 60 * 1000;
 const oneHourMs = 60 * 60 * 1000;
 const endOfRequest = "(end of request)";
 const openaiCachedPrice = 0.1;
+const openaiCacheWritePrice = 1.25;
 const anthropicReadPrice = 0.1;
 const anthropicWrite5mPrice = 1.25;
 const anthropicWrite1hPrice = 2;
@@ -193,11 +194,21 @@ export class PrefixCacheSimulator {
     namespace,
     segments,
     ttlMs,
+    caching = true,
+    reportsCacheWrites = false,
   }: {
     namespace: string;
     segments: readonly PrefixSegment[];
     /** Lifetime for this request's entries (e.g. 24 h for `prompt_cache_retention: "24h"`). */
     ttlMs?: number | undefined;
+    /** False when the request turns caching off: nothing is read or stored. Default true. */
+    caching?: boolean;
+    /**
+     * The model bills cache writes (GPT-5.6 and later, 1.25×): the tokens this request stored
+     * beyond what it read are `cacheWriteTokens`. Default false (older models: writes are free
+     * and not reported).
+     */
+    reportsCacheWrites?: boolean;
   }): PrefixCacheResult {
     const state = this.#namespace("openai", namespace);
     const now = this.#clock();
@@ -207,7 +218,7 @@ export class PrefixCacheSimulator {
     const inputTokens = ends.at(-1) ?? 0;
     const keys: string[] = [];
     let segment = 0;
-    for (let checkpoint = this.#openaiMinTokens; checkpoint <= inputTokens;) {
+    for (let checkpoint = this.#openaiMinTokens; caching && checkpoint <= inputTokens;) {
       while ((ends[segment] ?? 0) < checkpoint) segment += 1;
       keys.push(`${hashes[segment]}@${checkpoint}`);
       checkpoint += this.#openaiStepTokens;
@@ -221,24 +232,27 @@ export class PrefixCacheSimulator {
     }
     const expiresAt = now + (ttlMs ?? this.#ttlMs);
     for (const key of keys) state.entries.set(key, expiresAt);
+    const granule = caching ? this.openaiGranule(inputTokens) : 0;
     const best =
-      state.previous === undefined
-        ? 0
-        : Math.min(state.previous.cacheableTokens, this.openaiGranule(inputTokens));
+      state.previous === undefined ? 0 : Math.min(state.previous.cacheableTokens, granule);
+    const cacheWriteTokens = reportsCacheWrites ? Math.max(0, granule - cachedTokens) : 0;
     const result = this.#finish({
       state,
       segments,
       hashes,
       inputTokens,
       cachedTokens,
-      cacheWriteTokens: 0,
+      cacheWriteTokens,
       cacheWriteTokens1h: 0,
       best,
-      cacheableTokens: this.openaiGranule(inputTokens),
+      cacheableTokens: granule,
       markers: [],
       expiredEntries,
     });
-    state.totals.cost += result.uncachedTokens + openaiCachedPrice * cachedTokens;
+    state.totals.cost +=
+      result.uncachedTokens +
+      openaiCachedPrice * cachedTokens +
+      openaiCacheWritePrice * cacheWriteTokens;
     return result;
   }
 

@@ -6,7 +6,11 @@ import {
   conformancePromptSpec,
   conversationArbitrary,
 } from "./conversation-arbitrary.js";
-import type { ConversationSnapshot, GeneratedConversation } from "./conversation-arbitrary.js";
+import type {
+  ConversationSnapshot,
+  GeneratedConversation,
+  ReplayStateInput,
+} from "./conversation-arbitrary.js";
 import { firstDivergence, formatDivergence, pathOf } from "./first-divergence.js";
 import { ConformanceViolationError } from "./testkit-errors.js";
 
@@ -28,7 +32,7 @@ export interface ProviderConformanceOptions<Body = unknown> {
   /** Default: counts `cache_control` keys anywhere in the body. */
   readonly countCacheMarkers?: (body: Body) => number;
   /** The adapter's own replay entry for assistant messages with reasoning (see the README). */
-  readonly replayState?: (input: { reasoning: string; messageId: string }) => JsonValue;
+  readonly replayState?: (input: ReplayStateInput) => JsonValue;
   /** Model id put in generated requests. Default `test-model`. */
   readonly model?: string;
   /** fast-check runs per property (default 30) and seed (default 7): fixed, so runs repeat. */

@@ -27,6 +27,8 @@ export type WireError =
       readonly status: FakeErrorStatus;
       readonly retryAfterSeconds: number | undefined;
       readonly message: string | undefined;
+      /** Replaces the API's own error code / type for the status. */
+      readonly code: string | undefined;
     };
 
 /** An HTTP answer with a JSON body. */
@@ -57,6 +59,8 @@ export interface AnswerContext {
   readonly model: string;
   readonly createdAtSeconds: number;
   readonly usage: AnswerUsage;
+  /** OpenAI: report `cache_write_tokens` (see `RenderedPrompt.reportsCacheWrites`). */
+  readonly reportsCacheWrites: boolean;
   readonly nextId: IdSource;
   readonly seal: ReasoningSeal;
 }
@@ -68,6 +72,10 @@ export interface RenderedPrompt {
   readonly segments: readonly PromptSegment[];
   /** Lifetime of this request's entries when the body asks for one (e.g. 24 h retention). */
   readonly ttlMs?: number;
+  /** OpenAI: the body turns caching off (`prompt_cache_options.mode: "explicit"`, no breakpoints). */
+  readonly noCaching?: boolean;
+  /** OpenAI: the model reports (and bills) cache writes as `cache_write_tokens`. */
+  readonly reportsCacheWrites?: boolean;
   /** Anthropic: every `cache_control` marker in the body. */
   readonly markerCount?: number;
 }
@@ -84,12 +92,14 @@ export interface WireApi {
   isStream(body: JsonRecord): boolean;
   error(error: WireError, requestId: string): JsonAnswer;
   streamFrames(plan: AnswerPlan, context: AnswerContext): SseFrame[];
+  /** Recorded events of a `stream` reply, framed the way this API streams. */
+  rawFrames(events: readonly unknown[]): SseFrame[];
   json(plan: AnswerPlan, context: AnswerContext): unknown;
 }
 
 /** Builds the `WireError` of a scripted error / overflow reply. */
 export function scriptedError(
-  reply: Exclude<NormalizedReply, { kind: "answer" }>,
+  reply: Exclude<NormalizedReply, { kind: "answer" | "stream" }>,
   inputTokens: number,
   contextWindow: number,
 ): WireError {
@@ -106,12 +116,25 @@ export function scriptedError(
         status: reply.status,
         retryAfterSeconds: reply.retryAfterSeconds,
         message: reply.message,
+        code: reply.code,
       };
     default: {
       const exhaustive: never = reply;
       throw new Error(`unknown error reply ${JSON.stringify(exhaustive)}`);
     }
   }
+}
+
+/** Frames of a `stream` reply for APIs that name each SSE event by its `type`. */
+export function namedFrames(events: readonly unknown[]): SseFrame[] {
+  return events.map((event) => {
+    const type =
+      typeof event === "object" && event !== null && "type" in event ? event.type : undefined;
+    return {
+      ...(typeof type === "string" ? { event: type } : {}),
+      data: JSON.stringify(event),
+    };
+  });
 }
 
 /** Formats zod-style issues as one line: `path: message; …`. */

@@ -85,3 +85,100 @@ export const toolRoundEvents: readonly unknown[] = [
   },
   { type: "message_stop" },
 ];
+
+// The following fixtures are written from Anthropic's documented streaming event format
+// (https://docs.anthropic.com/en/docs/build-with-claude/streaming).
+
+const messageStart = (usage: Record<string, unknown>) => ({
+  type: "message_start",
+  message: {
+    id: "msg_fixture",
+    type: "message",
+    role: "assistant",
+    content: [],
+    model: "claude-sonnet-4-6",
+    stop_reason: null,
+    stop_sequence: null,
+    usage,
+  },
+});
+
+/**
+ * A reply whose output budget ran out while it was thinking: one signed thinking block and
+ * `stop_reason: "max_tokens"`, no text, no tool use.
+ */
+export const thinkingOnlyEvents: readonly unknown[] = [
+  messageStart({
+    input_tokens: 40,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    output_tokens: 1,
+  }),
+  {
+    type: "content_block_start",
+    index: 0,
+    content_block: { type: "thinking", thinking: "", signature: "" },
+  },
+  {
+    type: "content_block_delta",
+    index: 0,
+    delta: {
+      type: "thinking_delta",
+      thinking: "The user wants a refactor of every module, so first ",
+    },
+  },
+  {
+    type: "content_block_delta",
+    index: 0,
+    delta: { type: "thinking_delta", thinking: "I list the modules and" },
+  },
+  {
+    type: "content_block_delta",
+    index: 0,
+    delta: {
+      type: "signature_delta",
+      signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds",
+    },
+  },
+  { type: "content_block_stop", index: 0 },
+  {
+    type: "message_delta",
+    delta: { stop_reason: "max_tokens", stop_sequence: null },
+    usage: { output_tokens: 1024 },
+  },
+  { type: "message_stop" },
+];
+
+/** The account ran out of credit after the stream opened: an `error` event, `billing_error`. */
+export const billingErrorEvents: readonly unknown[] = [
+  messageStart({ input_tokens: 12, output_tokens: 1 }),
+  { type: "ping" },
+  {
+    type: "error",
+    error: {
+      type: "billing_error",
+      message: "Your credit balance is too low to access the Anthropic API.",
+    },
+  },
+];
+
+/** Cache writes split by TTL: 1-hour markers on the stable prefix, 5-minute ones on history. */
+export const cacheWriteEvents: readonly unknown[] = [
+  messageStart({
+    input_tokens: 25,
+    cache_creation_input_tokens: 4200,
+    cache_read_input_tokens: 0,
+    cache_creation: { ephemeral_5m_input_tokens: 1200, ephemeral_1h_input_tokens: 3000 },
+    output_tokens: 1,
+    service_tier: "standard",
+  }),
+  { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+  { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Cached." } },
+  { type: "content_block_stop", index: 0 },
+  {
+    type: "message_delta",
+    delta: { stop_reason: "end_turn", stop_sequence: null },
+    usage: { output_tokens: 3 },
+  },
+  { type: "message_stop" },
+];

@@ -65,6 +65,8 @@ export async function collectAnswer(
       case "finish":
         finish = event.reason;
         break;
+      case "warning":
+        break;
       default: {
         const exhaustive: never = event;
         throw new Error(`unknown event ${JSON.stringify(exhaustive)}`);
