@@ -211,14 +211,30 @@ describe("bad input: a precise Connect error each, nothing stored", () => {
         appendBody({
           requestId: "r-first",
           seqno: 0,
-          message: { message: { case: "clientHeartbeat", value: {} } },
+          message: {
+            message: {
+              case: "kvClientMessage",
+              value: { id: 1, message: { case: "setBlobResult", value: {} } },
+            },
+          },
         }),
       ),
     ).toEqual({
       status: 400,
       code: "failed_precondition",
-      message: "append 0 of request r-first must be its run_request, got clientHeartbeat",
+      message: "append 0 of request r-first must be its run_request, got kvClientMessage",
     });
+    // A heartbeat or a warm-up before the run request is harmless and acknowledged.
+    expect(
+      await append(
+        wire,
+        appendBody({
+          requestId: "r-warm",
+          seqno: 0,
+          message: { message: { case: "prewarmRequest", value: {} } },
+        }),
+      ),
+    ).toEqual({ status: 200 });
     let release!: () => void;
     service.provider.script({ text: "x", hold: new Promise<void>((r) => (release = r)) });
     const stream = new RecordingStream(wire, "r-two", { answerKvFrom: 2 });

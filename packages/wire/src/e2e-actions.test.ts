@@ -165,6 +165,21 @@ describe("actions end to end", () => {
     expect(service.store.has("a-4")).toBe(false);
   });
 
+  it("answers a call the IDE cannot show without showing it; the round still closes", async () => {
+    const { service, ide } = gateway();
+    service.provider.script(
+      { toolCalls: [{ name: "web_search", arguments: '{"query":"vitest"}' }] },
+      { text: "Searching is not available here." },
+    );
+    const turn = await ide.runTurn({ conversationId: "a-6", text: "search" });
+    expect(turn.end).toEqual({});
+    expect(turn.sequence.filter((kind) => kind.toLowerCase().includes("toolcall"))).toEqual([]);
+    expect(messages(service, "a-6").find((m) => m.kind === "tool-result")).toMatchObject({
+      name: "web_search",
+      isError: true,
+    });
+  });
+
   it("stops after the configured number of tool rounds and hands back to the user", async () => {
     const { service, ide } = gateway({ wire: { maxToolRounds: 2 } });
     const call = { toolCalls: [{ name: "glob", arguments: '{"pattern":"*"}' }] };

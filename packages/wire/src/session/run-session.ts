@@ -271,7 +271,9 @@ export class RunSession {
       throw message;
     }
     const content = message.message;
-    if (!this.#started && content.case !== "runRequest") {
+    // Heartbeats and warm-ups carry nothing to act on, so they may come before the run request.
+    const harmless = content.case === "clientHeartbeat" || content.case === "prewarmRequest";
+    if (!this.#started && content.case !== "runRequest" && !harmless) {
       throw new ConnectError({
         code: "failed_precondition",
         message: `append ${seqno} of request ${this.requestId} must be its run_request, got ${content.case ?? "an unknown message"}`,

@@ -323,10 +323,13 @@ class CursorTurn {
           name: event.name,
           arguments: event.arguments,
         });
+        const toolCall = toolCallDisplay(event);
+        // A call the IDE has no ToolCall variant for is not shown (an empty one may not render).
+        if (toolCall === undefined) return;
         output.send(
           interactionUpdates.partialToolCall({
             callId: event.callId,
-            toolCall: toolCallDisplay(event),
+            toolCall,
             argsTextDelta: event.arguments,
             modelCallId: this.#modelCallId(),
           }),
@@ -507,12 +510,10 @@ class CursorTurn {
     this.#stream.attachToolBridge(bridge);
     const modelCallId = this.#modelCallId();
     for (const call of calls) {
+      const toolCall = toolCallDisplay(call);
+      if (toolCall === undefined) continue;
       this.#output.send(
-        interactionUpdates.toolCallStarted({
-          callId: call.callId,
-          toolCall: toolCallDisplay(call),
-          modelCallId,
-        }),
+        interactionUpdates.toolCallStarted({ callId: call.callId, toolCall, modelCallId }),
       );
     }
     // A cancelled run does not wait for a bridge that ignores its signal.
@@ -520,13 +521,10 @@ class CursorTurn {
     if (results === undefined || this.#controller.signal.aborted) return undefined;
     const byId = new Map(results.map((result) => [result.callId, result]));
     for (const call of calls) {
-      const result = byId.get(call.callId);
+      const toolCall = toolCallDisplay({ ...call, result: byId.get(call.callId) });
+      if (toolCall === undefined) continue;
       this.#output.send(
-        interactionUpdates.toolCallCompleted({
-          callId: call.callId,
-          toolCall: toolCallDisplay({ ...call, result }),
-          modelCallId,
-        }),
+        interactionUpdates.toolCallCompleted({ callId: call.callId, toolCall, modelCallId }),
       );
     }
     return checkedBody({

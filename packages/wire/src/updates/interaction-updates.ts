@@ -48,7 +48,7 @@ export const interactionUpdates = Object.freeze({
     modelCallId,
   }: {
     callId: string;
-    toolCall: ToolCall | undefined;
+    toolCall: ToolCall;
     argsTextDelta: string;
     modelCallId: string;
   }) =>
@@ -56,7 +56,7 @@ export const interactionUpdates = Object.freeze({
       case: "partialToolCall",
       value: create(PartialToolCallUpdateSchema, {
         callId,
-        ...(toolCall === undefined ? {} : { toolCall }),
+        toolCall,
         argsTextDelta,
         modelCallId,
       }),
@@ -67,14 +67,14 @@ export const interactionUpdates = Object.freeze({
     modelCallId,
   }: {
     callId: string;
-    toolCall: ToolCall | undefined;
+    toolCall: ToolCall;
     modelCallId: string;
   }) =>
     update({
       case: "toolCallStarted",
       value: create(ToolCallStartedUpdateSchema, {
         callId,
-        ...(toolCall === undefined ? {} : { toolCall }),
+        toolCall,
         modelCallId,
       }),
     }),
@@ -84,14 +84,14 @@ export const interactionUpdates = Object.freeze({
     modelCallId,
   }: {
     callId: string;
-    toolCall: ToolCall | undefined;
+    toolCall: ToolCall;
     modelCallId: string;
   }) =>
     update({
       case: "toolCallCompleted",
       value: create(ToolCallCompletedUpdateSchema, {
         callId,
-        ...(toolCall === undefined ? {} : { toolCall }),
+        toolCall,
         modelCallId,
       }),
     }),
