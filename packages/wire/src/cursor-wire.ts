@@ -24,7 +24,7 @@ import { TurnRecordChains } from "./state/turn-record-chain.js";
 import { UiTurnMemory } from "./state/ui-turn-memory.js";
 import { cancelledError } from "./turn/map-errors.js";
 import { defaultMaxToolRounds, runCursorTurn } from "./turn/run-cursor-turn.js";
-import type { CursorTurnDeps } from "./turn/run-cursor-turn.js";
+import type { CursorTurnDeps } from "./turn/turn-context.js";
 import type { ToolBridgeFactory } from "./turn/tool-bridge.js";
 import { unavailableToolBridge } from "./turn/tool-bridge.js";
 

@@ -11,7 +11,7 @@ import {
   AvailableModelsResponseSchema,
 } from "../gen/aiserver_v1_pb.js";
 import type { WireModel } from "../ports.js";
-import { defaultContextWindowTokens } from "../turn/run-cursor-turn.js";
+import { defaultContextWindowTokens } from "../turn/checkpoint-publisher.js";
 
 function availableModel(model: WireModel) {
   return create(AvailableModelsResponse_AvailableModelSchema, {

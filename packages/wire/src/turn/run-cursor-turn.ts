@@ -1,67 +1,31 @@
-import { create } from "@bufbuild/protobuf";
 import type { ConversationHead } from "@cursor/projection";
 import { messageIdPrefixes } from "@cursor/run";
 import type { PendingToolCall, Usage } from "@cursor/run";
 import { ConnectError } from "../connect/connect-error.js";
-import type { AgentRunRequest, AgentServerMessage } from "../gen/agent_v1_pb.js";
-import { AgentServerMessageSchema } from "../gen/agent_v1_pb.js";
-import { toHex } from "../hex.js";
+import type { AgentRunRequest } from "../gen/agent_v1_pb.js";
 import type {
   AgentRunRequestJson,
   HydratedHeadLike,
   WireModel,
-  WirePorts,
   WireRunEvent,
   WireRunOutcome,
 } from "../ports.js";
-import type { ClientBlobLedger } from "../session/client-blob-ledger.js";
-import type { KvChannel } from "../session/kv-channel.js";
-import type { WireTimers } from "../session/wire-timers.js";
-import { encodeConversationState } from "../state/encode-conversation-state.js";
-import type { HeadSnapshot } from "../state/head-snapshot.js";
 import { snapshotHead } from "../state/head-snapshot.js";
+import type { HeadSnapshot } from "../state/head-snapshot.js";
 import { hydrateConversationState } from "../state/hydrate-conversation-state.js";
-import type { TurnRecordChains } from "../state/turn-record-chain.js";
-import { buildUiTurn } from "../state/ui-turn.js";
-import type { UiTurnMemory } from "../state/ui-turn-memory.js";
 import { ClientBlobSource } from "../translate/client-blob-source.js";
 import { checkedBody, translateRunRequest } from "../translate/translate-run-request.js";
 import type { TranslatedRunRequest } from "../translate/translate-run-request.js";
-import { cursorMode } from "../translate/translate-mode.js";
 import { interactionUpdates } from "../updates/interaction-updates.js";
 import { toolCallDisplay } from "../updates/tool-call-display.js";
+import { CheckpointPublisher } from "./checkpoint-publisher.js";
 import { cancelledError, connectErrorFromPrepare, connectErrorFromRun } from "./map-errors.js";
 import { OrderedOutput } from "./ordered-output.js";
-import type { ToolBridgeFactory, ToolRoundCall } from "./tool-bridge.js";
+import type { ToolRoundCall } from "./tool-bridge.js";
+import type { CursorTurnDeps, CursorTurnStream } from "./turn-context.js";
 
-/** Default context window shown in the IDE's gauge when the model does not name one. */
-export const defaultContextWindowTokens = 200_000;
 /** Tool rounds one Cursor turn may run before it stops and hands back to the user. */
 export const defaultMaxToolRounds = 25;
-
-/** What a turn needs of the gateway (shared by every stream). */
-export interface CursorTurnDeps {
-  readonly ports: WirePorts;
-  readonly ledger: ClientBlobLedger;
-  readonly chains: TurnRecordChains;
-  readonly uiTurns: UiTurnMemory;
-  readonly timers: WireTimers;
-  readonly toolBridge: ToolBridgeFactory;
-  readonly maxToolRounds: number;
-}
-
-/** What a turn needs of its run stream. */
-export interface CursorTurnStream {
-  readonly requestId: string;
-  readonly kv: KvChannel;
-  /** Aborted when the client cancels, is gone, or the gateway shuts down. */
-  readonly signal: AbortSignal;
-  send(message: AgentServerMessage): void;
-  /** Called once the conversation is known: ends other streams of it (a new run wins). */
-  claimConversation(conversationId: string): Promise<void>;
-  /** Hands the stream's exec / interaction results to this turn's tool bridge. */
-  attachToolBridge(bridge: ReturnType<ToolBridgeFactory>): void;
-}
 
 function assistantRunId(assistantId: string): string | undefined {
   if (!assistantId.startsWith(messageIdPrefixes.assistant)) return undefined;
@@ -132,7 +96,7 @@ class CursorTurn {
   readonly #blobs: ClientBlobSource;
   readonly #controller = new AbortController();
   readonly #output: OrderedOutput;
-  readonly #known = new Set<string>();
+  readonly #checkpoints: CheckpointPublisher;
   readonly #totals: UsageTotals = {
     inputTokens: 0,
     outputTokens: 0,
@@ -167,12 +131,13 @@ class CursorTurn {
     this.#translated = translated;
     this.#blobs = blobs;
     this.#output = new OrderedOutput((message) => stream.send(message));
-    // The echoed state's blobs are on the client (a checkpoint is published only after its
-    // blobs were acknowledged), so the ledger is asked only about the rest: O(new) per turn.
-    const echoed = runRequest.conversationState;
-    for (const id of [...(echoed?.rootPromptMessagesJson ?? []), ...(echoed?.turns ?? [])]) {
-      if (id.length === 32) this.#known.add(toHex(id));
-    }
+    this.#checkpoints = new CheckpointPublisher({
+      runRequest,
+      stream,
+      deps,
+      translated,
+      blobs,
+    });
     if (stream.signal.aborted) this.#controller.abort(stream.signal.reason);
     else {
       stream.signal.addEventListener("abort", () => this.#controller.abort(stream.signal.reason), {
@@ -192,7 +157,7 @@ class CursorTurn {
   async run(): Promise<ConnectError | undefined> {
     try {
       // Blobs the client attached or answered: it holds them, they need not be sent back.
-      await this.#recordReceived();
+      await this.#checkpoints.recordReceived();
       let body = this.#translated.body;
       if (this.#translated.action.kind === "resume") {
         const resumed = await this.#resumeBody();
@@ -205,7 +170,7 @@ class CursorTurn {
       for (;;) {
         const outcome = await this.#execute(body);
         await this.#output.flush();
-        await this.#recordReceived();
+        await this.#checkpoints.recordReceived();
         switch (outcome.reason) {
           case "completed":
             return this.#endTurn();
@@ -243,13 +208,6 @@ class CursorTurn {
   #cancelReason(): string {
     const reason: unknown = this.#controller.signal.reason;
     return reason instanceof Error ? reason.message : "the run was cancelled";
-  }
-
-  async #recordReceived(): Promise<void> {
-    const fresh = [...this.#blobs.received].filter((id) => !this.#known.has(id));
-    if (fresh.length === 0) return;
-    for (const id of fresh) this.#known.add(id);
-    await this.#deps.ledger.record({ conversationId: this.#conversationId, blobIds: fresh });
   }
 
   #hydrate(): (() => Promise<HydratedHeadLike>) | undefined {
@@ -398,85 +356,10 @@ class CursorTurn {
 
   #queueCheckpoint(head: HeadSnapshot): void {
     this.#output.step(
-      () => this.#publishCheckpoint(head),
+      () => this.#checkpoints.publish({ head, runId: this.#runId, lastUsage: this.#lastUsage }),
       // A failed barrier fails the turn: stop the run, nothing more is published.
       (error) => this.#controller.abort(error),
     );
-  }
-
-  /** Sends the blobs the client lacks, waits for every acknowledgement, then the checkpoint. */
-  async #publishCheckpoint(head: HeadSnapshot): Promise<void> {
-    const deps = this.#deps;
-    // Blobs fetched while hydrating are on the client already.
-    await this.#recordReceived();
-    const echoed = this.#runRequest.conversationState;
-    const echoedTurns = (echoed?.turns ?? []).map(toHex);
-    const uiTurns = this.#uiTurns(head, echoedTurns);
-    const encoded = encodeConversationState({
-      head,
-      echoed,
-      uiTurns,
-      mode: cursorMode(this.#translated.mode),
-      tokenDetails: {
-        usedTokens:
-          this.#lastUsage === undefined
-            ? (echoed?.tokenDetails?.usedTokens ?? 0)
-            : Math.min(0xffffffff, this.#lastUsage.inputTokens + this.#lastUsage.outputTokens),
-        maxTokens: Math.min(
-          0xffffffff,
-          this.#model.contextWindowTokens ?? defaultContextWindowTokens,
-        ),
-      },
-      secret: deps.ports.checkpointSecret,
-      chains: deps.chains,
-    });
-    const candidates = new Map(
-      encoded.blobs.filter((blob) => !this.#known.has(blob.id)).map((blob) => [blob.id, blob]),
-    );
-    const acknowledged = await deps.ledger.acknowledged({
-      conversationId: this.#conversationId,
-      blobIds: [...candidates.keys()],
-    });
-    for (const id of acknowledged) {
-      this.#known.add(id);
-      candidates.delete(id);
-    }
-    const missing = [...candidates.values()].map((blob) => ({ id: blob.id, data: blob.data() }));
-    await this.#stream.kv.setBlobs(missing);
-    for (const blob of missing) this.#known.add(blob.id);
-    await deps.ledger.record({
-      conversationId: this.#conversationId,
-      blobIds: missing.map((blob) => blob.id),
-    });
-    this.#stream.send(
-      create(AgentServerMessageSchema, {
-        message: { case: "conversationCheckpointUpdate", value: encoded.state },
-      }),
-    );
-  }
-
-  #uiTurns(
-    head: HeadSnapshot,
-    echoed: readonly string[],
-  ): { ids: readonly string[]; blobs: ReturnType<typeof buildUiTurn>["blobs"] } {
-    const action = this.#translated.action;
-    const runId = this.#runId;
-    if (action.kind !== "user-message" || runId === undefined) return { ids: echoed, blobs: [] };
-    const built = buildUiTurn({
-      head,
-      runId,
-      userMessage: action.userMessage,
-      requestId: this.#stream.requestId,
-    });
-    return {
-      ids: this.#deps.uiTurns.place({
-        conversationId: this.#conversationId,
-        runId,
-        echoed,
-        turnId: built.turnId,
-      }),
-      blobs: built.blobs,
-    };
   }
 
   /** Runs one tool round through the bridge; the `tool-results` request that continues the run. */
