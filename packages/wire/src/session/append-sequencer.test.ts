@@ -3,7 +3,11 @@ import { ConnectError } from "../connect/connect-error.js";
 import { AppendSequencer } from "./append-sequencer.js";
 import { ManualTimers } from "./wire-timers.js";
 
-function sequencer({ window = 8, fail }: { window?: number; fail?: string } = {}) {
+function sequencer({
+  window = 8,
+  fail,
+  first,
+}: { window?: number; fail?: string; first?: string } = {}) {
   const timers = new ManualTimers();
   const delivered: string[] = [];
   const gaps: number[] = [];
@@ -17,6 +21,7 @@ function sequencer({ window = 8, fail }: { window?: number; fail?: string } = {}
       delivered.push(message);
     },
     onGapTimeout: (missing) => gaps.push(missing),
+    ...(first === undefined ? {} : { startsSequence: (message: string) => message === first }),
   });
   return { instance, timers, delivered, gaps };
 }
@@ -81,5 +86,14 @@ describe("append ordering", () => {
     await expect(bad).rejects.toThrow("bad b");
     await instance.submit({ seqno: 2n, message: "c" });
     expect(delivered).toEqual(["a", "c"]);
+  });
+
+  it("starts the sequence at the first message's seqno when a client counts from 1", async () => {
+    const { instance, delivered } = sequencer({ first: "run" });
+    const later = instance.submit({ seqno: 2n, message: "kv" });
+    await instance.submit({ seqno: 1n, message: "run" });
+    await later;
+    await instance.submit({ seqno: 0n, message: "stale" });
+    expect(delivered).toEqual(["run", "kv"]);
   });
 });

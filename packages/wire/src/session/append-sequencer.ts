@@ -13,6 +13,12 @@ export interface AppendSequencerOptions<T> {
   readonly gapTimeoutMs?: number;
   /** Total bytes of held appends. */
   readonly maxHeldBytes?: number;
+  /**
+   * Recognises the message that always comes first (the run request). When it arrives with a
+   * seqno above 0 before anything was delivered, the sequence starts there: a client that counts
+   * from 1 (facts §1.4, §9) is served as well as one that counts from 0.
+   */
+  readonly startsSequence?: (message: T) => boolean;
 }
 
 interface Held<T> {
@@ -39,6 +45,7 @@ export class AppendSequencer<T> {
   readonly #held = new Map<number, Held<T>>();
   #heldBytes = 0;
   #next = 0;
+  #delivered = 0;
   #gapTimer: TimerHandle | undefined;
   #closed: ConnectError | undefined;
 
@@ -88,6 +95,13 @@ export class AppendSequencer<T> {
   }): Promise<void> {
     if (this.#closed !== undefined) return Promise.reject(this.#closed);
     const number = this.check(seqno);
+    if (
+      this.#delivered === 0 &&
+      number > this.#next &&
+      this.#options.startsSequence?.(message) === true
+    ) {
+      this.#next = number;
+    }
     if (number < this.#next) return Promise.resolve();
     const held = this.#held.get(number);
     if (held !== undefined) {
@@ -110,6 +124,7 @@ export class AppendSequencer<T> {
       });
     }
     let result: Promise<void>;
+    this.#delivered += 1;
     try {
       this.#options.deliver(message, number);
       result = Promise.resolve();
@@ -138,6 +153,7 @@ export class AppendSequencer<T> {
       this.#held.delete(this.#next);
       this.#heldBytes -= held.bytes;
       let failure: ConnectError | undefined;
+      this.#delivered += 1;
       try {
         this.#options.deliver(held.message, this.#next);
       } catch (error) {

@@ -116,6 +116,14 @@ describe("KV blob exchange", () => {
     expect(await missing).toBeUndefined();
   });
 
+  it("acknowledges a repeated answer (a client replaying a reconnected stream)", async () => {
+    const { kv } = channel();
+    const barrier = kv.setBlobs([blob("a")]);
+    kv.deliver(setResult(1));
+    await barrier;
+    expect(() => kv.deliver(setResult(1))).not.toThrow();
+  });
+
   it("refuses a result for no pending operation, or of the wrong kind", () => {
     const { kv } = channel();
     expect(() => kv.deliver(setResult(7))).toThrow(

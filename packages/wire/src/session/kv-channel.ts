@@ -71,6 +71,11 @@ export class KvChannel {
   readonly #pending = new Map<number, Pending>();
   /** Ids given up on (timeout): a late answer is acknowledged and ignored, not an error. */
   readonly #expired = new Set<number>();
+  /**
+   * Ids already answered: a client that reconnects gets the stream replayed, its KV requests
+   * included, and may answer them again; a repeated answer is acknowledged and ignored.
+   */
+  readonly #answered = new Set<number>();
   #nextId = 1;
   #closed: ConnectError | undefined;
   /** Bytes of blob data sent with `set_blob_args` on this stream. */
@@ -161,7 +166,12 @@ export class KvChannel {
   /** A `kv_client_message` from the client. Throws a `ConnectError` when it answers nothing. */
   deliver(message: KvClientMessage): void {
     const pending = this.#pending.get(message.id);
-    if (pending === undefined && this.#expired.delete(message.id)) return;
+    if (
+      pending === undefined &&
+      (this.#expired.delete(message.id) || this.#answered.has(message.id))
+    ) {
+      return;
+    }
     if (pending === undefined) {
       throw new ConnectError({
         code: "failed_precondition",
@@ -177,6 +187,7 @@ export class KvChannel {
         });
       }
       this.#pending.delete(message.id);
+      this.#answered.add(message.id);
       const error = result.value.error;
       if (error === undefined) pending.resolve();
       else {
@@ -197,6 +208,7 @@ export class KvChannel {
       });
     }
     this.#pending.delete(message.id);
+    this.#answered.add(message.id);
     // A missing blob comes back empty or with an error (facts §3.9).
     const data = result.value.error === undefined ? result.value.blobData : undefined;
     pending.resolve(data);

@@ -124,6 +124,8 @@ export class RunSession {
       window: limits.appendWindow,
       gapTimeoutMs: limits.gapTimeoutMs,
       deliver: (message, seqno) => this.#deliver(message, seqno),
+      startsSequence: (message) =>
+        !ConnectError.isInstance(message) && message.message.case === "runRequest",
       onGapTimeout: (missing) =>
         this.end(
           new ConnectError({
