@@ -79,6 +79,25 @@ describe("check:layers", () => {
     expect(violations.some((v) => v.startsWith("layer:@cursor/run:"))).toBe(true);
   });
 
+  it("fails when a layer below @cursor/wire imports it, or the wire imports a provider", async () => {
+    const tree = copyWorkspace();
+    appendFileSync(
+      join(tree, "packages/projection/src/index.ts"),
+      '\nimport * as wire from "@cursor/wire";\nexport const upward = wire;\n',
+    );
+    appendFileSync(
+      join(tree, "packages/wire/src/index.ts"),
+      '\nimport * as provider from "@cursor/provider-anthropic";\nexport const sideways = provider;\n',
+    );
+    const violations = await checkLayers(tree);
+    expect(violations).toContainEqual(
+      "layer:@cursor/projection: packages/projection/src/index.ts → packages/wire/src/index.ts",
+    );
+    expect(violations).toContainEqual(
+      "layer:@cursor/wire: packages/wire/src/index.ts → packages/provider-anthropic/src/index.ts",
+    );
+  });
+
   it("fails on an import of another package's src/ by path", async () => {
     const tree = copyWorkspace();
     appendFileSync(

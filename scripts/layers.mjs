@@ -26,6 +26,11 @@ export const layers = {
     dev: ["@cursor/testkit"],
   },
   "@cursor/testkit": { dir: "testkit", runtime: ["@cursor/run"], dev: [] },
+  "@cursor/wire": {
+    dir: "wire",
+    runtime: ["@cursor/run", "@cursor/request", "@cursor/checkpoint", "@cursor/projection"],
+    dev: [],
+  },
   "@cursor/server": {
     dir: "server",
     runtime: [
@@ -33,6 +38,7 @@ export const layers = {
       "@cursor/request",
       "@cursor/checkpoint",
       "@cursor/projection",
+      "@cursor/wire",
       "@cursor/provider-openai-responses",
       "@cursor/provider-openai-chat",
       "@cursor/provider-anthropic",

@@ -142,6 +142,48 @@ describe("compileRequestContext", () => {
     expect(text.match(/Cut a release with changesets\./g)).toHaveLength(1);
   });
 
+  it("shows a rule's globs (as a set) and description, and lists a described rule without content", () => {
+    const text = compile({
+      rules: [
+        {
+          name: "ts",
+          path: ".cursor/rules/ts.mdc",
+          content: "Use strict types.",
+          globs: ["src/**/*.tsx", "src/**/*.ts", "src/**/*.tsx"],
+        },
+        {
+          name: "db",
+          path: ".cursor/rules/db.mdc",
+          content: "",
+          description: "Read before changing migrations.",
+        },
+        { name: "empty", path: ".cursor/rules/empty.mdc", content: " ", description: " " },
+      ],
+    }).text;
+    expect(text).toContain(
+      '<rule name="db" path=".cursor/rules/db.mdc" description="Read before changing migrations."/>\n' +
+        '<rule name="ts" path=".cursor/rules/ts.mdc" globs="src/**/*.ts, src/**/*.tsx">\nUse strict types.\n</rule>',
+    );
+    expect(text).not.toContain("empty.mdc");
+    const reordered = compile({
+      rules: [
+        {
+          name: "db",
+          path: ".cursor/rules/db.mdc",
+          content: "",
+          description: "Read before changing migrations.",
+        },
+        {
+          name: "ts",
+          path: ".cursor/rules/ts.mdc",
+          content: "Use strict types.",
+          globs: ["src/**/*.ts", "src/**/*.tsx"],
+        },
+      ],
+    }).text;
+    expect(reordered).toBe(text);
+  });
+
   it("escapes attributes the same way everywhere", () => {
     const text = compile({
       rules: [{ name: 'say "hi" & <bye>', path: "a b.mdc", content: "x" }],

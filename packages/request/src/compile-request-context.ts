@@ -91,22 +91,30 @@ function renderRules(rules: readonly RuleInput[], skills: readonly SkillInput[])
   );
   const kept = rules.filter((rule) => {
     const content = bodyText(rule.content);
-    if (content === "" || skillTexts.has(content)) return false;
+    const description = bodyText(rule.description ?? "");
+    if (content === "" && description === "") return false;
+    if (content !== "" && skillTexts.has(content)) return false;
     if (rule.path === undefined) return true;
     return fileName(rule.path).toLowerCase() !== "skill.md" && !skillPaths.has(rule.path);
   });
   return renderList({
     items: kept,
     keys: (rule) => [rule.path ?? "", rule.name],
-    render: (rule) =>
-      element({
+    render: (rule) => {
+      const description = bodyText(rule.description ?? "");
+      // Globs are a set: sorted and deduplicated, so the client's order never shows.
+      const globs = sortByKeys([...new Set(rule.globs ?? [])], (glob) => [glob]);
+      return element({
         tag: "rule",
         attributes: [
           ["name", rule.name],
           ["path", rule.path],
+          ["globs", globs.length === 0 ? undefined : globs.join(", ")],
+          ["description", description === "" ? undefined : description],
         ],
         body: rule.content,
-      }),
+      });
+    },
   });
 }
 

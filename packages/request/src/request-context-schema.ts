@@ -15,8 +15,15 @@ export const ruleInputSchema = z.strictObject({
   name: nameSchema,
   /** Absent for rules that are not files (user rules from the editor's settings). */
   path: pathSchema.optional(),
-  /** An empty rule is accepted and left out of the compiled context. */
+  /** An empty rule without a description is accepted and left out of the compiled context. */
   content: textSchema,
+  /**
+   * When the rule applies, for rules the model picks itself (Cursor's "agent requested" rules).
+   * A rule with a description and no content is listed so the model can read its file.
+   */
+  description: textSchema.optional(),
+  /** File patterns the rule applies to (Cursor's "auto attached" rules); order is irrelevant. */
+  globs: boundedList(pathSchema).optional(),
 });
 
 export const skillInputSchema = z.strictObject({
@@ -38,13 +45,23 @@ export const timeZoneSchema = z
   .regex(/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/, "must be an IANA time zone name")
   .refine(isKnownTimeZone, { message: "must be a time zone this runtime knows" });
 
+// Building an Intl.DateTimeFormat costs about a millisecond, and every request is validated
+// several times over (parse, compile): answers are kept, bounded, since zones are few.
+const knownTimeZones = new Map<string, boolean>();
+const maxCachedTimeZones = 1024;
+
 function isKnownTimeZone(timeZone: string): boolean {
+  const cached = knownTimeZones.get(timeZone);
+  if (cached !== undefined) return cached;
+  let known: boolean;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone });
-    return true;
+    known = true;
   } catch {
-    return false;
+    known = false;
   }
+  if (knownTimeZones.size < maxCachedTimeZones) knownTimeZones.set(timeZone, known);
+  return known;
 }
 
 export const environmentInputSchema = z.strictObject({

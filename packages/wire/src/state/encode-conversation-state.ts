@@ -1,0 +1,111 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { canonicalJson } from "@cursor/run";
+import type { AgentMode, ConversationStateStructure } from "../gen/agent_v1_pb.js";
+import {
+  ConversationStateStructureSchema,
+  ConversationSummarySchema,
+  ConversationTokenDetailsSchema,
+} from "../gen/agent_v1_pb.js";
+import { fromHex, sha256, toHex } from "../hex.js";
+import type { ClientBlob } from "../session/kv-channel.js";
+import type { HeadSnapshot } from "./head-snapshot.js";
+import { pendingToolCallsJson } from "./pending-tool-calls-json.js";
+import { createStateSeal, encodeStateSeal } from "./state-seal.js";
+import type { TurnRecordChains } from "./turn-record-chain.js";
+
+/** A blob the state references, with its bytes computed only if the client lacks it. */
+export interface ReferencedBlob {
+  readonly id: string;
+  data(): Uint8Array;
+}
+
+export interface EncodedConversationState {
+  readonly state: ConversationStateStructure;
+  /** Every blob the state references (directly or through the seal and UI turns). */
+  readonly blobs: readonly ReferencedBlob[];
+}
+
+function eager(blob: ClientBlob): ReferencedBlob {
+  return { id: blob.id, data: () => blob.data };
+}
+
+/**
+ * The Cursor conversation state of a head (facts §3.1):
+ * - `root_prompt_messages_json`: the seal (see `StateSeal`), then one 32-byte blob id per
+ *   canonical message of the current epoch: the SHA-256 of its canonical JSON, which is its
+ *   `HistoryLog` digest, so ids cost nothing to compute and the blobs are built only for the
+ *   messages the client does not hold yet;
+ * - `turns`: the UI turns (the echoed ones, then this run's);
+ * - `pending_tool_calls`, `token_details`, `summary`, `mode`, `self_summary_count`: current;
+ * - `todos`: echoed (the gateway keeps none until the tool bridge runs `todo_write`);
+ * - every field the gateway does not own: the echoed state's bytes, unchanged.
+ */
+export function encodeConversationState({
+  head,
+  echoed,
+  uiTurns,
+  mode,
+  tokenDetails,
+  secret,
+  chains,
+}: {
+  head: HeadSnapshot;
+  /** The state the client sent with the run request (foreign fields and todos come from it). */
+  echoed: ConversationStateStructure | undefined;
+  /** The UI turn ids to list, and the blobs of the ones this run built. */
+  uiTurns: { readonly ids: readonly string[]; readonly blobs: readonly ClientBlob[] };
+  mode: AgentMode;
+  tokenDetails: { readonly usedTokens: number; readonly maxTokens: number };
+  secret: string;
+  chains: TurnRecordChains;
+}): EncodedConversationState {
+  const messageIds = head.digests;
+  const blobs: ReferencedBlob[] = [];
+  for (let index = 0; index < head.messages.length; index += 1) {
+    const id = head.digests[index]!;
+    const message = head.messages[index]!;
+    blobs.push({
+      id,
+      // The message's canonical JSON: its digest is exactly this blob's SHA-256.
+      data: () => new TextEncoder().encode(canonicalJson(message)),
+    });
+  }
+  const chain = chains.chain({ conversationId: head.conversationId, records: head.turns });
+  chain.ids.forEach((id, index) => blobs.push({ id, data: () => chain.blob(index).data }));
+  const seal = createStateSeal({
+    secret,
+    conversationId: head.conversationId,
+    epoch: head.epoch,
+    messages: head.messages.length,
+    headDigest: head.headDigest,
+    turnRecords: { count: chain.ids.length, head: chain.ids.at(-1) ?? null },
+    lastRunId: head.lastRunId ?? null,
+  });
+  const sealData = encodeStateSeal(seal);
+  const sealId = toHex(sha256(sealData));
+  blobs.push({ id: sealId, data: () => sealData });
+  blobs.push(...uiTurns.blobs.map(eager));
+
+  const summary = head.messages.find((message) => message.kind === "summary");
+  const state = create(ConversationStateStructureSchema, {
+    rootPromptMessagesJson: [fromHex(sealId), ...messageIds.map(fromHex)],
+    todos: echoed?.todos ?? [],
+    pendingToolCalls: pendingToolCallsJson(head),
+    tokenDetails: create(ConversationTokenDetailsSchema, tokenDetails),
+    ...(summary?.kind === "summary"
+      ? {
+          summary: toBinary(
+            ConversationSummarySchema,
+            create(ConversationSummarySchema, { summary: summary.text }),
+          ),
+        }
+      : {}),
+    turns: uiTurns.ids.map(fromHex),
+    mode,
+    selfSummaryCount: head.epoch,
+  });
+  // Fields this gateway does not own stay exactly as the client sent them.
+  if (echoed?.$unknown !== undefined)
+    state.$unknown = echoed.$unknown.map((field) => ({ ...field }));
+  return { state, blobs };
+}
