@@ -241,13 +241,13 @@ export class MemoryConversationService {
       runId: plan.runId,
       epoch: head.history.epoch,
     });
-    if (plan.alreadyCompleted) {
+    if (plan.next === "done") {
       head = recordTurnPlan({ head, plan });
       this.#persist(head, mcpServers);
       emitHead(true);
       return end("completed");
     }
-    if (plan.compaction === "manual") {
+    if (plan.next === "compact") {
       head = commitTurnPlan({ head, plan });
       if (head.history.length === 0) {
         emitHead(true);
@@ -275,11 +275,11 @@ export class MemoryConversationService {
       emitHead(true);
       return end("completed");
     }
-    if (!plan.callModel) {
+    if (plan.next === "await-tools") {
       head = commitTurnPlan({ head, plan });
       this.#persist(head, mcpServers);
       emitHead(true);
-      return end(plan.pendingToolCalls.length > 0 ? "awaiting-tools" : "completed");
+      return end("awaiting-tools");
     }
     let committed = false;
     let headPending = false;
