@@ -29,6 +29,7 @@ const environmentSchema = z.object({
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: optionalText.pipe(httpURL.optional()),
   CURSOR_GATEWAY_TOKENS: optionalText,
+  CURSOR_GATEWAY_WIRE_TOKEN: optionalText,
   CURSOR_GATEWAY_CHECKPOINT_SECRET: optionalText.pipe(
     z.string().min(32, "at least 32 characters").optional(),
   ),
@@ -53,6 +54,11 @@ export interface GatewayConfig {
   readonly models: readonly [ModelConfig, ...ModelConfig[]];
   /** Bearer tokens; each is one tenant. Empty: no auth (loopback only). */
   readonly tokens: readonly string[];
+  /**
+   * One of `tokens`: its tenant holds the Cursor IDE's conversations (the wire routes). Undefined:
+   * the no-auth tenant.
+   */
+  readonly wireToken?: string;
   /** Undefined: generated once and kept in the data folder. */
   readonly checkpointSecret?: string;
   readonly contextWindow: number;
@@ -108,6 +114,14 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
   if (tokens.some((token) => token.length < 16)) {
     issues.push("CURSOR_GATEWAY_TOKENS: every token must be at least 16 characters");
   }
+  const wireToken = env.CURSOR_GATEWAY_WIRE_TOKEN;
+  if (wireToken !== undefined && !tokens.includes(wireToken)) {
+    issues.push(
+      tokens.length === 0
+        ? "CURSOR_GATEWAY_WIRE_TOKEN needs CURSOR_GATEWAY_TOKENS: it names the tenant (one of those tokens) that holds the Cursor IDE's conversations"
+        : "CURSOR_GATEWAY_WIRE_TOKEN must be one of the tokens in CURSOR_GATEWAY_TOKENS",
+    );
+  }
   if (issues.length > 0 || models === undefined) throw new ConfigError({ issues });
   return {
     host: env.CURSOR_GATEWAY_HOST ?? "127.0.0.1",
@@ -115,6 +129,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
     dataDir: env.CURSOR_GATEWAY_DATA_DIR ?? defaultDataDir,
     models,
     tokens,
+    ...(wireToken === undefined ? {} : { wireToken }),
     ...(env.CURSOR_GATEWAY_CHECKPOINT_SECRET === undefined
       ? {}
       : { checkpointSecret: env.CURSOR_GATEWAY_CHECKPOINT_SECRET }),
@@ -131,7 +146,14 @@ function singleProviderModel(
     (env.OPENAI_API_KEY ? "openai-responses" : env.ANTHROPIC_API_KEY ? "anthropic" : "simulated");
   const model = env.CURSOR_GATEWAY_MODEL ?? defaultProviderModels[provider];
   // The picker's name says whose key answers (the Cursor IDE lists it beside Cursor's models).
-  const entry = { id: model, displayName: `${model} (your key)`, provider, model };
+  // The id lives in the `byok/` namespace so it can never be the id of a Cursor-hosted model
+  // (Cursor's are plain slugs such as `gpt-5`): the proxy routes a run by its exact model id.
+  const entry = {
+    id: singleProviderModelId(model),
+    displayName: `${model} (your key)`,
+    provider,
+    model,
+  };
   switch (provider) {
     case "openai-responses":
     case "openai-chat":
@@ -171,6 +193,14 @@ function singleProviderModel(
       throw new Error(`unknown provider ${String(exhaustive)}`);
     }
   }
+}
+
+/**
+ * The catalog id of the model the single-provider variables give: `byok/<provider model>`, e.g.
+ * `byok/gpt-5`. A JSON request naming the provider model itself (`gpt-5`) still runs on it.
+ */
+export function singleProviderModelId(model: string): string {
+  return `byok/${model}`;
 }
 
 /** Auth may be off only when nobody but this machine can connect. */

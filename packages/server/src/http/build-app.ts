@@ -1,5 +1,5 @@
 import Fastify from "fastify";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerFactory } from "fastify";
 import type { GatewayConfig } from "../config.js";
 import { createAuthenticator } from "./auth.js";
 import type { Tenant } from "./auth.js";
@@ -23,6 +23,11 @@ export interface BuildAppOptions {
   readonly service: ConversationService;
   readonly metrics: GatewayMetrics;
   readonly logger?: boolean | object;
+  /**
+   * The HTTP server the app runs on (Fastify's `serverFactory`); the gateway's serves the Cursor
+   * wire's routes and HTTP/2 beside the JSON contract. Default: Fastify's own HTTP/1.1 server.
+   */
+  readonly serverFactory?: FastifyServerFactory;
 }
 
 /**
@@ -58,6 +63,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: maxBodyBytes,
     logger: options.logger ?? false,
+    ...(options.serverFactory === undefined ? {} : { serverFactory: options.serverFactory }),
     schemaController: { compilersFactory: noSchemaCompilers },
     // Conversation ids are up to 128 characters (Fastify's default limit is 100); a longer path
     // parameter is no conversation id: 400 in the contract's shape (below), never a bare 414.

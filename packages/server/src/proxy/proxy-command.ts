@@ -9,7 +9,12 @@ import type { ByokModel, ProviderCheck } from "./start-cursor-proxy.js";
 
 /** The BYOK models of the configuration (its model catalog, the default first). */
 export function configuredByokModels(config: GatewayConfig): readonly ByokModel[] {
-  return config.models.map(({ id, displayName, provider }) => ({ id, displayName, provider }));
+  return config.models.map(({ id, displayName, provider }) => ({
+    id,
+    displayName,
+    provider,
+    contextWindowTokens: config.contextWindow,
+  }));
 }
 
 function providerKeyChecks(config: GatewayConfig): Promise<readonly ProviderCheck[]> {
@@ -47,6 +52,7 @@ export async function runProxyCommand({
   const gateway = await startGateway({
     config,
     logger: { level: env.CURSOR_GATEWAY_LOG_LEVEL ?? "info" },
+    behindCursorProxy: true,
   }).catch((error: unknown) => {
     if (!isAddressInUse(error)) throw error;
     throw new ConfigError({
