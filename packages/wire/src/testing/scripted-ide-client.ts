@@ -75,8 +75,11 @@ export interface IdeTurnResult {
   readonly appendErrors: readonly { readonly status: number; readonly body: string }[];
 }
 
-/** What the client may do as messages arrive. */
-export type IdeReaction = "cancel" | "disconnect" | undefined;
+/**
+ * What the client may do as messages arrive: cancel the run, drop the stream, or append one more
+ * raw `AgentClientMessage` (with the next seqno; a refusal lands in `appendErrors`).
+ */
+export type IdeReaction = "cancel" | "disconnect" | { readonly append: Uint8Array } | undefined;
 
 export interface IdeTurnInput {
   readonly conversationId: string;
@@ -413,6 +416,7 @@ export class ScriptedIdeClient {
               ),
             );
           }
+          if (typeof reaction === "object") void appendMessage(reaction.append);
           if (reaction === "disconnect") {
             abort.abort();
             throw new DisconnectedError();
