@@ -32,9 +32,19 @@ export function http1Fetch({ agent }: { agent?: Agent } = {}): WireFetch {
   const versions = new Set<string>();
   const fetch: FetchLike = (url, init) =>
     new Promise<Response>((resolve, reject) => {
-      const request = http1Request(url, {
+      const target = new URL(url);
+      // Host and path from the URL; an agent that makes the connection (e.g. TLS through the
+      // Cursor proxy) serves an https: origin too.
+      const request = http1Request({
+        hostname: target.hostname,
+        port: target.port === "" ? (target.protocol === "https:" ? 443 : 80) : Number(target.port),
+        path: `${target.pathname}${target.search}`,
         method: init.method,
-        headers: { ...init.headers, "content-length": String(init.body.length) },
+        headers: {
+          host: target.host,
+          ...init.headers,
+          "content-length": String(init.body.length),
+        },
         ...(agent === undefined ? {} : { agent }),
         ...(init.signal === undefined ? {} : { signal: init.signal }),
       });

@@ -277,8 +277,11 @@ export class ScriptedIdeClient {
       await appendMessage(this.#runRequest(input));
       response = await openStream();
     } else {
-      response = await openStream();
+      // As the IDE does: the RunSSE goes out first, and the run request right after it, without
+      // waiting for the stream's answer (a proxy holds the stream until an append names the model).
+      const stream = openStream();
       void appendMessage(this.#runRequest(input));
+      response = await stream;
     }
     const result = await this.#read({
       response,

@@ -187,11 +187,5 @@ export function kvSetResultMessage(id: number): Uint8Array {
 
 /** `AgentClientMessage{conversation_action{summarize_action{}}}` (a mid-run action). */
 export function summarizeActionMessage(): Uint8Array {
-  return new BinaryWriter()
-    .tag(4, 2)
-    .fork()
-    .tag(4, 2)
-    .bytes(new Uint8Array())
-    .join()
-    .finish();
+  return new BinaryWriter().tag(4, 2).fork().tag(4, 2).bytes(new Uint8Array()).join().finish();
 }
