@@ -4,13 +4,19 @@ import { z } from "zod";
 import { defaultProviderModels, providerNames } from "./models/model-config.js";
 import type { ModelConfig, ProviderName } from "./models/model-config.js";
 import { httpURLSchema as httpURL, readModelsFile } from "./models/models-file.js";
+import {
+  providerOptionIssues,
+  singleProviderOptionVariables,
+  singleProviderOptions,
+  singleProviderOptionsEnvironment,
+} from "./models/provider-options.js";
 
 const optionalText = z
   .string()
   .optional()
   .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
 
-const environmentSchema = z.object({
+const environmentSchema = singleProviderOptionsEnvironment.extend({
   CURSOR_GATEWAY_HOST: optionalText,
   CURSOR_GATEWAY_PORT: optionalText.pipe(
     z
@@ -153,7 +159,15 @@ function singleProviderModel(
     displayName: `${model} (your key)`,
     provider,
     model,
+    ...singleProviderOptions(env),
   };
+  const optionIssues = providerOptionIssues({
+    name: (field) => singleProviderOptionVariables[field],
+    provider,
+    effort: entry.effort,
+    options: entry,
+  });
+  if (optionIssues.length > 0) return { success: false, issues: optionIssues };
   switch (provider) {
     case "openai-responses":
     case "openai-chat":

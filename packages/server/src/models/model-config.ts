@@ -1,3 +1,5 @@
+import type { ProviderOptions } from "./provider-options.js";
+
 export const providerNames = ["openai-responses", "openai-chat", "anthropic", "simulated"] as const;
 export type ProviderName = (typeof providerNames)[number];
 
@@ -6,7 +8,7 @@ export const modelEfforts = ["none", "minimal", "low", "medium", "high", "xhigh"
 export type ModelEffort = (typeof modelEfforts)[number];
 
 /** One configured BYOK model (an entry of the models file, or the single-provider variables). */
-export interface ModelConfig {
+export interface ModelConfig extends ProviderOptions {
   /** What clients pick it by (a request's `model`, the Cursor picker's id). */
   readonly id: string;
   readonly displayName: string;
