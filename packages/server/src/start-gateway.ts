@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { MemoryClientBlobLedger, createCursorWire } from "@cursor/wire";
-import type { CursorWire } from "@cursor/wire";
+import type { CursorWire, ToolBridgeFactory } from "@cursor/wire";
 import type { FastifyInstance } from "fastify";
 import { loadCheckpointSecret } from "./checkpoint-secret.js";
 import { ConfigError, isLoopbackHost } from "./config.js";
@@ -28,6 +28,11 @@ export interface StartGatewayOptions {
    * when it does not listen on a loopback address.
    */
   readonly behindCursorProxy?: boolean;
+  /**
+   * Runs the tool rounds of Cursor turns. Default: the wire's `unavailableToolBridge` (every
+   * call answers that tools do not run in the editor yet).
+   */
+  readonly toolBridge?: ToolBridgeFactory;
 }
 
 export interface RunningGateway {
@@ -103,6 +108,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     // What the IDE holds, per conversation, in this process (a store-backed ledger would let
     // another process serve the next turn without sending blobs again).
     blobLedger: new MemoryClientBlobLedger(),
+    ...(options.toolBridge === undefined ? {} : { toolBridge: options.toolBridge }),
   });
   const wireEnabled = isLoopbackHost(config.host) || options.behindCursorProxy === true;
   const wireHandler = createWireHttpHandler({
