@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { ProxyCaError } from "./proxy/proxy-ca.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { runDemo } from "./demo/run-demo.js";
 import { runDiffCommand } from "./diagnostics/diff-command.js";
@@ -6,7 +7,11 @@ import { runReportCommand } from "./diagnostics/report-command.js";
 import { runProxyCommand } from "./proxy/proxy-command.js";
 import { runDoctorCommand } from "./setup/doctor-command.js";
 import { runSetupCommand } from "./setup/setup-command.js";
+import { watchLauncher } from "./launcher-watch.js";
+import { createGatewayLogger } from "./logging/gateway-logger.js";
 import { startGateway } from "./start-gateway.js";
+import { StartupError } from "./startup-error.js";
+import { StoreError } from "./store/store-error.js";
 
 const usage = `cursor-gateway <command>
 
@@ -28,7 +33,10 @@ async function serve(): Promise<void> {
   const config = loadConfig(process.env);
   const gateway = await startGateway({
     config,
-    logger: { level: process.env.CURSOR_GATEWAY_LOG_LEVEL ?? "info" },
+    logger: createGatewayLogger({
+      level: config.logLevel,
+      ...(config.logFormat === undefined ? {} : { format: config.logFormat }),
+    }),
   });
   const mode =
     config.tokens.length === 0
@@ -36,51 +44,53 @@ async function serve(): Promise<void> {
       : `${config.tokens.length} tenant token(s)`;
   const [first, ...others] = config.models;
   process.stdout.write(
-    `cursor-gateway listening on ${gateway.url} — provider ${first.provider}${
-      gateway.simulatedProviderURL === undefined
-        ? ""
-        : ` (simulated at ${gateway.simulatedProviderURL})`
-    }, model ${first.model}${
+    `cursor-gateway listening on ${gateway.url} — provider ${first.provider}, model ${first.model}${
       others.length === 0
         ? ""
         : ` (default of ${config.models.length}: ${config.models.map((m) => m.id).join(", ")})`
     }, data ${config.dataDir}, ${mode}\n`,
   );
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`cursor-gateway: ${signal}, finishing open runs\n`);
-    void gateway.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`cursor-gateway: shutdown failed: ${String(error)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  stopOnSignals({ name: "cursor-gateway", close: () => gateway.close() });
 }
 
 async function proxy(): Promise<void> {
   const running = await runProxyCommand({ env: process.env, out: process.stdout });
+  stopOnSignals({ name: "cursor-gateway proxy", close: () => running.close() });
+}
+
+/**
+ * Stops cleanly (open runs end, the store closes, the port is freed) on SIGTERM, SIGINT and
+ * SIGHUP, and when the command that started the gateway is gone (see `watchLauncher`).
+ */
+function stopOnSignals({ name, close }: { name: string; close: () => Promise<void> }): void {
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (why: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`cursor-gateway proxy: ${signal}, finishing open runs\n`);
-    void running.close().then(
+    writeQuietly(`${name}: ${why}, finishing open runs\n`);
+    void close().then(
       () => process.exit(0),
       (error: unknown) => {
-        process.stderr.write(`cursor-gateway proxy: shutdown failed: ${String(error)}\n`);
+        process.stderr.write(`${name}: shutdown failed: ${String(error)}\n`);
         process.exit(1);
       },
     );
   };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(signal, () => stop(signal));
+  }
+  watchLauncher({ onGone: (pid) => stop(`the command that started it (pid ${pid}) exited`) });
 }
+
+/** A terminal or pipe that went away must not turn a clean shutdown into a crash. */
+function writeQuietly(text: string): void {
+  try {
+    process.stdout.write(text);
+  } catch {
+    // stdout is gone; nothing to tell.
+  }
+}
+process.stdout.on("error", () => undefined);
 
 async function main(argv: readonly string[]): Promise<void> {
   const [command] = argv;
@@ -122,10 +132,20 @@ async function main(argv: readonly string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  // A mistake in the configuration or on this machine: the message says what to change.
   if (ConfigError.isInstance(error)) {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
+  if (
+    StartupError.isInstance(error) ||
+    StoreError.isInstance(error) ||
+    ProxyCaError.isInstance(error)
+  ) {
+    process.stderr.write(`cursor-gateway: ${error.message}\n`);
+    process.exit(2);
+  }
+  // Anything else is a bug: the stack helps whoever reports it.
   process.stderr.write(
     `cursor-gateway: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );

@@ -5,6 +5,13 @@ import { defaultProviderModels, providerNames } from "./models/model-config.js";
 import type { ModelConfig, ProviderName } from "./models/model-config.js";
 import { httpURLSchema as httpURL, readModelsFile } from "./models/models-file.js";
 
+/** pino's levels; `silent` logs nothing. */
+export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof logLevels)[number];
+/** `pretty`: one readable line per event (the default on a terminal); `json`: one JSON object per line. */
+export const logFormats = ["pretty", "json"] as const;
+export type LogFormat = (typeof logFormats)[number];
+
 const optionalText = z
   .string()
   .optional()
@@ -40,7 +47,21 @@ const environmentSchema = z.object({
       .refine((tokens) => tokens >= 4096, "at least 4096 tokens")
       .optional(),
   ),
+  CURSOR_GATEWAY_LOG_LEVEL: optionalText.pipe(
+    z.enum(logLevels, { error: `one of ${logLevels.join(", ")}` }).optional(),
+  ),
+  CURSOR_GATEWAY_LOG_FORMAT: optionalText.pipe(
+    z.enum(logFormats, { error: `one of ${logFormats.join(", ")}` }).optional(),
+  ),
 });
+
+/** Variables whose values are secrets: a problem with one never quotes its value. */
+const secretVariables = new Set([
+  "OPENAI_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "CURSOR_GATEWAY_TOKENS",
+  "CURSOR_GATEWAY_CHECKPOINT_SECRET",
+]);
 
 export interface GatewayConfig {
   readonly host: string;
@@ -56,6 +77,10 @@ export interface GatewayConfig {
   /** Undefined: generated once and kept in the data folder. */
   readonly checkpointSecret?: string;
   readonly contextWindow: number;
+  /** `CURSOR_GATEWAY_LOG_LEVEL`, default `info`. */
+  readonly logLevel: LogLevel;
+  /** `CURSOR_GATEWAY_LOG_FORMAT`; undefined: pretty on a terminal, JSON otherwise. */
+  readonly logFormat?: LogFormat;
 }
 
 const defaultDataDir = "./.cursor-gateway";
@@ -83,43 +108,89 @@ export class ConfigError extends CursorError {
  * problem is reported at once; no message contains a key.
  */
 export function loadConfig(environment: Record<string, string | undefined>): GatewayConfig {
-  const parsed = environmentSchema.safeParse(environment);
-  if (!parsed.success) {
-    throw new ConfigError({
-      issues: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
-    });
-  }
-  const env = parsed.data;
+  // Every variable is checked on its own, so that one bad value does not hide the others.
   const issues: string[] = [];
+  const parsed: Record<string, unknown> = {};
+  const failed = new Set<string>();
+  for (const [name, schema] of Object.entries(environmentSchema.shape)) {
+    const result = schema.safeParse(environment[name]);
+    if (result.success) {
+      parsed[name] = result.data;
+      continue;
+    }
+    failed.add(name);
+    const value = environment[name]?.trim() ?? "";
+    const shown = secretVariables.has(name) ? "" : ` (got ${JSON.stringify(value)})`;
+    issues.push(...result.error.issues.map((issue) => `${name}: ${issue.message}${shown}`));
+  }
+  const env = parsed as z.infer<typeof environmentSchema>;
   let models: readonly [ModelConfig, ...ModelConfig[]] | undefined;
-  if (env.CURSOR_GATEWAY_MODELS_FILE === undefined) {
-    const single = singleProviderModel(env);
-    if (single.success) models = [single.model];
-    else issues.push(...single.issues);
-  } else {
+  if (env.CURSOR_GATEWAY_MODELS_FILE !== undefined) {
     const file = readModelsFile({ path: env.CURSOR_GATEWAY_MODELS_FILE, environment });
     if (file.success) models = file.models;
     else issues.push(...file.issues);
+  } else if (!failed.has("CURSOR_GATEWAY_PROVIDER")) {
+    const single = singleProviderModel(env);
+    if (single.success) models = [single.model];
+    else issues.push(...single.issues);
   }
-  const tokens = (env.CURSOR_GATEWAY_TOKENS ?? "")
-    .split(",")
-    .map((token) => token.trim())
-    .filter((token) => token.length > 0);
-  if (tokens.some((token) => token.length < 16)) {
-    issues.push("CURSOR_GATEWAY_TOKENS: every token must be at least 16 characters");
+  const tokens = parseTokens(env.CURSOR_GATEWAY_TOKENS);
+  issues.push(...tokens.issues);
+  const host = env.CURSOR_GATEWAY_HOST ?? "127.0.0.1";
+  if (env.CURSOR_GATEWAY_TOKENS === undefined && !isLoopbackHost(host)) {
+    issues.push(
+      `CURSOR_GATEWAY_TOKENS must be set to listen on ${host}: without tokens the gateway only listens on loopback`,
+    );
   }
   if (issues.length > 0 || models === undefined) throw new ConfigError({ issues });
   return {
-    host: env.CURSOR_GATEWAY_HOST ?? "127.0.0.1",
+    host,
     port: env.CURSOR_GATEWAY_PORT ?? 8787,
     dataDir: env.CURSOR_GATEWAY_DATA_DIR ?? defaultDataDir,
     models,
-    tokens,
+    tokens: tokens.tokens,
     ...(env.CURSOR_GATEWAY_CHECKPOINT_SECRET === undefined
       ? {}
       : { checkpointSecret: env.CURSOR_GATEWAY_CHECKPOINT_SECRET }),
     contextWindow: env.CURSOR_GATEWAY_CONTEXT_WINDOW ?? 200_000,
+    logLevel: env.CURSOR_GATEWAY_LOG_LEVEL ?? "info",
+    ...(env.CURSOR_GATEWAY_LOG_FORMAT === undefined
+      ? {}
+      : { logFormat: env.CURSOR_GATEWAY_LOG_FORMAT }),
   };
+}
+
+/**
+ * `CURSOR_GATEWAY_TOKENS`: split on commas only, each entry trimmed. A token with whitespace
+ * inside (a space-separated list), an empty entry, a short token or a repeated one is refused:
+ * such a token could never be presented as a bearer token, or would make two tenants one.
+ * Messages name entries by position, never by value (tokens are secrets).
+ */
+function parseTokens(value: string | undefined): { tokens: string[]; issues: string[] } {
+  if (value === undefined) return { tokens: [], issues: [] };
+  const entries = value.split(",").map((token) => token.trim());
+  const issues: string[] = [];
+  const seen = new Map<string, number>();
+  entries.forEach((token, index) => {
+    const position = `token ${index + 1} of ${entries.length}`;
+    if (token === "")
+      issues.push(
+        `CURSOR_GATEWAY_TOKENS: ${position} is empty (separate tokens with commas, nothing in between)`,
+      );
+    else if (/\s/.test(token))
+      issues.push(
+        `CURSOR_GATEWAY_TOKENS: ${position} contains whitespace; separate tokens with commas, not spaces`,
+      );
+    else if (token.length < 16)
+      issues.push(`CURSOR_GATEWAY_TOKENS: ${position} is shorter than 16 characters`);
+    const first = seen.get(token);
+    if (token !== "" && first !== undefined)
+      issues.push(
+        `CURSOR_GATEWAY_TOKENS: token ${index + 1} repeats token ${first}; each token is one tenant`,
+      );
+    else seen.set(token, index + 1);
+  });
+  return { tokens: issues.length === 0 ? entries : [], issues };
 }
 
 /** The one model the single-provider variables describe (gateway-api.md's table). */

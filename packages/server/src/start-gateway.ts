@@ -4,10 +4,12 @@ import { loadCheckpointSecret } from "./checkpoint-secret.js";
 import { ConfigError, isLoopbackHost } from "./config.js";
 import type { GatewayConfig } from "./config.js";
 import { ConversationService } from "./conversation-service.js";
+import { prepareDataFolder } from "./data-folder.js";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import { buildApp } from "./http/build-app.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { ModelCatalog } from "./models/model-catalog.js";
+import { listenError } from "./startup-error.js";
 import { SqliteStore } from "./store/sqlite-store.js";
 
 export interface StartGatewayOptions {
@@ -40,14 +42,24 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ],
     });
   }
-  const store = new SqliteStore({ path: join(config.dataDir, "gateway.sqlite") });
+  const store = new SqliteStore({
+    path: join(prepareDataFolder(config.dataDir), "gateway.sqlite"),
+  });
   await store.clearRunLocks();
   const models = new ModelCatalog({
     models: config.models,
-    // The testkit's fake provider with its prefix-cache simulation, on a private loopback port.
+    // The fake provider with its prefix-cache simulation and scripted agent, on a loopback
+    // port: its control endpoints are off (no other process can script it or read the bodies
+    // it received) and it keeps no request records (constant memory in a long run).
     simulated: async () => {
-      const { startFakeProvider } = await import("@cursor/testkit");
-      const fake = await startFakeProvider({ host: "127.0.0.1", port: 0 });
+      const { scriptedAgentReply, startFakeProvider } = await import("@cursor/fake-provider");
+      const fake = await startFakeProvider({
+        host: "127.0.0.1",
+        port: 0,
+        defaultReply: scriptedAgentReply,
+        control: false,
+        recordRequests: false,
+      });
       return { url: fake.url, openaiBaseURL: fake.openaiBaseURL, close: () => fake.close() };
     },
   });
@@ -90,7 +102,22 @@ async function finishStart({
   simulatedProviderURL: string | undefined;
   config: GatewayConfig;
 }): Promise<RunningGateway> {
-  const address = await app.listen({ host: config.host, port: config.port });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // Nothing stays open when the gateway cannot listen (the simulated provider, the store).
+    await app.close().catch(() => undefined);
+    await models.close();
+    await store.close();
+    throw listenError({
+      error,
+      what: "the gateway",
+      host: config.host,
+      port: config.port,
+      variables: { host: "CURSOR_GATEWAY_HOST", port: "CURSOR_GATEWAY_PORT" },
+    });
+  }
   let closed: Promise<void> | undefined;
   return {
     url: address,

@@ -1,4 +1,4 @@
-import type { FakeReply } from "./fake-reply.js";
+import type { FakeReply } from "@cursor/fake-provider";
 
 // The shapes of a generated agent session. Every run event carries the exact gateway
 // `POST /v1/runs` body (gateway-api.md) and the scripted fake-provider replies its model calls

@@ -1,10 +1,11 @@
 import Fastify from "fastify";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GatewayConfig } from "../config.js";
 import { createAuthenticator } from "./auth.js";
 import type { Tenant } from "./auth.js";
 import { conversationErrorResponse } from "./conversation-error-response.js";
 import { HttpError, sendHttpError } from "./http-error.js";
+import { GatewayLogController } from "./request-log.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { sseRunSink } from "./sse-run-sink.js";
 import { SseStream } from "./sse-stream.js";
@@ -22,8 +23,15 @@ export interface BuildAppOptions {
   readonly config: Pick<GatewayConfig, "tokens">;
   readonly service: ConversationService;
   readonly metrics: GatewayMetrics;
-  readonly logger?: boolean | object;
+  /** A pino logger (see `createGatewayLogger`), pino options for Fastify, or `false` for none. */
+  readonly logger?: boolean | object | FastifyBaseLogger;
 }
+
+const isLoggerInstance = (logger: unknown): logger is FastifyBaseLogger =>
+  typeof logger === "object" &&
+  logger !== null &&
+  typeof (logger as { child?: unknown }).child === "function" &&
+  typeof (logger as { info?: unknown }).info === "function";
 
 /**
  * Bodies are validated with zod (the contract's error shape), never with route JSON schemas, so
@@ -57,7 +65,10 @@ function conversationIdParam(request: FastifyRequest): string {
 export function buildApp(options: BuildAppOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: maxBodyBytes,
-    logger: options.logger ?? false,
+    ...(isLoggerInstance(options.logger)
+      ? { loggerInstance: options.logger }
+      : { logger: options.logger ?? false }),
+    logController: new GatewayLogController(),
     schemaController: { compilersFactory: noSchemaCompilers },
     // Conversation ids are up to 128 characters (Fastify's default limit is 100); a longer path
     // parameter is no conversation id: 400 in the contract's shape (below), never a bare 414.
@@ -166,7 +177,8 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
         options.service.issueCheckpoint({ tenant, head, promptSpecDigest }),
     });
     try {
-      await prepared.execute(sink);
+      const outcome = await prepared.execute(sink);
+      request.runSummary = `${prepared.conversationId}/${prepared.runId} ${outcome.reason}`;
     } finally {
       stream.end();
     }
