@@ -199,6 +199,29 @@ describe("scripted agent: what it decides from a request body", () => {
     });
   });
 
+  it("names the keys of a JSON file it read", () => {
+    const reply = scriptedAgentReply({
+      api: "openai-responses",
+      body: responsesBody([
+        userItem(runtime("Read package.json")),
+        {
+          type: "function_call",
+          call_id: "call_1",
+          name: "read_file",
+          arguments: '{"path":"package.json"}',
+        },
+        {
+          type: "function_call_output",
+          call_id: "call_1",
+          output: '     1\t{\n     2\t  "name": "app",\n     3\t  "scripts": {}\n     4\t}',
+        },
+      ]),
+    });
+    expect(reply).toMatchObject({
+      then: { text: "package.json has 4 lines of JSON with the keys name and scripts." },
+    });
+  });
+
   it("reports a failed tool call and a grep without matches", () => {
     const tools = [{ name: "grep", input_schema: { type: "object" } }];
     const reply = scriptedAgentReply({

@@ -195,6 +195,8 @@ function describeResult(call: ToolCall, result: ToolResult): string {
       ];
       const size = `${path} has ${lines.length} ${lines.length === 1 ? "line" : "lines"}`;
       if (exported.length > 0) return `${size}; it exports ${joinList(exported, 6)}.`;
+      const keys = jsonKeys(lines.join("\n"));
+      if (keys !== undefined) return `${size} of JSON with the keys ${joinList(keys, 8)}.`;
       const first = lines.find((line) => line.trim() !== "");
       return first === undefined
         ? `${path} is empty.`
@@ -311,6 +313,18 @@ function grepMatches(output: string): { path: string; line: number; text: string
     const match = /^(.+?):(\d+):\s?(.*)$/.exec(line);
     return match === null ? [] : [{ path: match[1]!, line: Number(match[2]), text: match[3]! }];
   });
+}
+
+/** The top-level keys of a JSON object text, else undefined. */
+function jsonKeys(text: string): string[] | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? Object.keys(parsed)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseArguments(text: string): Record<string, string | undefined> {

@@ -1,12 +1,5 @@
 #!/usr/bin/env node
-import { ProxyCaError } from "./proxy/proxy-ca.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { runDemo } from "./demo/run-demo.js";
-import { runDiffCommand } from "./diagnostics/diff-command.js";
-import { runReportCommand } from "./diagnostics/report-command.js";
-import { runProxyCommand } from "./proxy/proxy-command.js";
-import { runDoctorCommand } from "./setup/doctor-command.js";
-import { runSetupCommand } from "./setup/setup-command.js";
 import { watchLauncher } from "./launcher-watch.js";
 import { createGatewayLogger } from "./logging/gateway-logger.js";
 import { startGateway } from "./start-gateway.js";
@@ -54,6 +47,7 @@ async function serve(): Promise<void> {
 }
 
 async function proxy(): Promise<void> {
+  const { runProxyCommand } = await import("./proxy/proxy-command.js");
   const running = await runProxyCommand({ env: process.env, out: process.stdout });
   stopOnSignals({ name: "cursor-gateway proxy", close: () => running.close() });
 }
@@ -97,13 +91,19 @@ async function main(argv: readonly string[]): Promise<void> {
   switch (command) {
     case "serve":
       return serve();
-    case "demo":
+    // Each command loads its own modules: `serve` does not pay for the diagnostics' tokenizer.
+    case "demo": {
+      const { runDemo } = await import("./demo/run-demo.js");
       return runDemo({ argv: argv.slice(1), out: process.stdout });
+    }
     case "proxy":
       return proxy();
     case "setup":
     case "doctor": {
-      const run = command === "setup" ? runSetupCommand : runDoctorCommand;
+      const run =
+        command === "setup"
+          ? (await import("./setup/setup-command.js")).runSetupCommand
+          : (await import("./setup/doctor-command.js")).runDoctorCommand;
       process.exitCode = await run({
         argv: argv.slice(1),
         env: process.env,
@@ -113,7 +113,10 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     case "diff":
     case "report": {
-      const run = command === "diff" ? runDiffCommand : runReportCommand;
+      const run =
+        command === "diff"
+          ? (await import("./diagnostics/diff-command.js")).runDiffCommand
+          : (await import("./diagnostics/report-command.js")).runReportCommand;
       process.exitCode = await run({
         argv: argv.slice(1),
         io: { out: process.stdout, err: process.stderr },
@@ -131,17 +134,17 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 }
 
+// ProxyCaError's marker (proxy/proxy-ca.ts), checked without loading the proxy's modules.
+const isProxyCaError = (error: unknown): error is Error =>
+  typeof error === "object" && error !== null && Symbol.for("cursor.error.proxy-ca") in error;
+
 main(process.argv.slice(2)).catch((error: unknown) => {
   // A mistake in the configuration or on this machine: the message says what to change.
   if (ConfigError.isInstance(error)) {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
-  if (
-    StartupError.isInstance(error) ||
-    StoreError.isInstance(error) ||
-    ProxyCaError.isInstance(error)
-  ) {
+  if (StartupError.isInstance(error) || StoreError.isInstance(error) || isProxyCaError(error)) {
     process.stderr.write(`cursor-gateway: ${error.message}\n`);
     process.exit(2);
   }

@@ -9,6 +9,7 @@ import { GatewayLogController } from "./request-log.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { sseRunSink } from "./sse-run-sink.js";
 import { SseStream } from "./sse-stream.js";
+import { ConversationNotFoundError } from "../conversation-errors.js";
 import type { ConversationService } from "../conversation-service.js";
 
 export const maxBodyBytes = 32 * 1024 * 1024;
@@ -185,8 +186,15 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   });
 
   app.post("/v1/conversations/:id/cancel", async (request) => {
-    const id = conversationIdParam(request);
-    return { cancelled: options.service.cancel({ tenant: request.tenant!, conversationId: id }) };
+    const conversationId = conversationIdParam(request);
+    const tenant = request.tenant!;
+    if (options.service.cancel({ tenant, conversationId })) return { cancelled: true };
+    // Nothing to cancel: `false` for a conversation of this tenant, 404 for anyone else's (the
+    // same answer as for one that does not exist, so a tenant learns nothing of others' ids).
+    if (!(await options.service.knows({ tenant, conversationId }))) {
+      throw new ConversationNotFoundError({ conversationId });
+    }
+    return { cancelled: false };
   });
 
   app.get("/v1/conversations/:id", async (request) => {
