@@ -20,14 +20,14 @@ export function prepareDataFolder(dataDir: string): string {
     mkdirSync(path, { recursive: true });
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === "EEXIST" || code === "ENOTDIR")
-      refuse("is not a folder (a file is in the way)", error);
+    if (code === "EEXIST") refuse("is a file, not a folder", error);
+    if (code === "ENOTDIR") refuse("cannot be created: a file is in the way", error);
     if (code === "EACCES" || code === "EPERM")
       refuse("cannot be created: permission denied", error);
     if (code === "EROFS") refuse("cannot be created: read-only file system", error);
     refuse(`cannot be created (${code ?? String(error)})`, error);
   }
-  if (!statSync(path).isDirectory()) refuse("is not a folder (a file is in the way)");
+  if (!statSync(path).isDirectory()) refuse("is a file, not a folder");
   try {
     accessSync(path, constants.W_OK | constants.X_OK);
   } catch (error) {
