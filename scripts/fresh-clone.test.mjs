@@ -1,7 +1,9 @@
 // The README's lines on a fresh clone, as a newcomer runs them: the set-up line installs without a
-// warning and builds the CLI; the main-job line serves and stops, freeing its port, whether its
-// command gets SIGTERM, SIGINT or a terminal's Ctrl-C; every `pnpm exec cursor-gateway …` line
-// works from the repository root. A README line this test does not know fails it.
+// warning and builds the CLI; the main-job line serves and stops, freeing its port, when its
+// command gets SIGTERM, on a terminal's Ctrl-C (SIGINT to the whole job) and when the terminal
+// closes (SIGHUP); every `pnpm exec cursor-gateway …` line works from the repository root. A
+// README line this test does not know fails it. (A SIGINT sent to the npx process alone reaches
+// nothing: npm, pnpm and sh all leave SIGINT to the terminal's process group, for every child.)
 //
 // Cost is bounded: `git clone` of this repository (local, so no network), the install from the
 // pnpm store (offline), and turbo's cache of this checkout for the build (TURBO_CACHE_DIR: the
@@ -262,9 +264,10 @@ describe.runIf(posix)("a fresh clone, as the README says", () => {
     noStackTrace(job.output());
   }, 600_000);
 
-  it("SIGINT to what the main-job line started stops the gateway too", async () => {
-    const { readyMs } = await mainJobStopsOn(({ launched }) => process.kill(launched, "SIGINT"));
+  it("closing the terminal (SIGHUP to the whole job) stops it cleanly", async () => {
+    const { readyMs, output } = await mainJobStopsOn(({ group }) => process.kill(-group, "SIGHUP"));
     timings["main job ready"] = readyMs;
+    expect(output).toContain("cursor-gateway: SIGHUP, finishing open runs");
   }, 600_000);
 
   it("Ctrl-C in a terminal (SIGINT to the whole job) stops it cleanly", async () => {

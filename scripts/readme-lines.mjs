@@ -14,20 +14,26 @@ export function readmeCommandLines(path) {
       continue;
     }
     if (!inShell || text.trim() === "" || text.trimStart().startsWith("#")) continue;
-    let command = text;
     const start = index + 1;
-    // A quoted argument may run over several lines (`curl … -d '{ … }'`).
-    while ((command.match(/'/g) ?? []).length % 2 === 1 && index + 1 < lines.length) {
+    // A quoted argument may run over several lines (`curl … -d '{ … }'`); a comment ends the
+    // command (an apostrophe in it is not a quote).
+    let command = text;
+    let scanned = scan(command);
+    while (scanned.openQuote && index + 1 < lines.length) {
       index += 1;
       command += `\n${lines[index]}`;
+      scanned = scan(command);
     }
-    commands.push({ line: start, command: withoutComment(command).trim() });
+    commands.push({ line: start, command: scanned.command.trim() });
   }
   return commands;
 }
 
-/** `cmd --flag   # what it does` → `cmd --flag` (a `#` inside quotes stays). */
-function withoutComment(command) {
+/**
+ * `cmd --flag   # what it does` → `cmd --flag` (a `#` inside quotes stays); `openQuote` when the
+ * text ends inside a quoted argument.
+ */
+function scan(command) {
   let quote = "";
   for (let index = 0; index < command.length; index += 1) {
     const char = command[index];
@@ -36,8 +42,8 @@ function withoutComment(command) {
     } else if (char === "'" || char === '"') {
       quote = char;
     } else if (char === "#" && (index === 0 || /\s/.test(command[index - 1]))) {
-      return command.slice(0, index);
+      return { command: command.slice(0, index), openQuote: false };
     }
   }
-  return command;
+  return { command, openQuote: quote !== "" };
 }
