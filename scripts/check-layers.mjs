@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Enforces the one-way layering of ARCHITECTURE.md:
+// Enforces the one-way layering of docs/architecture.md:
 //  1. every workspace package.json declares only workspace dependencies from its allowed set;
 //     and only a test-tooling layer (testkit) carries test tooling in its runtime dependencies;
 //  2. dependency-cruiser proves the imports agree: no import outside the allowed set, no import of
@@ -268,5 +268,5 @@ if (isMain) {
     process.exit(1);
   }
   const count = readWorkspacePackages(root).length;
-  console.log(`check:layers: ${count} packages, manifests and imports follow ARCHITECTURE.md`);
+  console.log(`check:layers: ${count} packages, manifests and imports follow docs/architecture.md`);
 }

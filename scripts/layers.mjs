@@ -1,4 +1,4 @@
-// The only allowed dependency direction between workspace packages (ARCHITECTURE.md).
+// The only allowed dependency direction between workspace packages (docs/architecture.md).
 // `runtime`: what a package's published code (and its package.json dependencies) may use.
 // `dev`: what its tests may additionally use (devDependencies).
 // `testTooling`: a package for tests only; it alone may carry test tooling (`testToolingPackages`)

@@ -103,7 +103,7 @@ export class ConfigError extends CursorError {
 }
 
 /**
- * Reads the gateway configuration from environment variables (gateway-api.md), and the models
+ * Reads the gateway configuration from environment variables (docs/http-contract.md), and the models
  * file when `CURSOR_GATEWAY_MODELS_FILE` names one (its keys from the variables it names). Every
  * problem is reported at once; no message contains a key.
  */
@@ -193,7 +193,7 @@ function parseTokens(value: string | undefined): { tokens: string[]; issues: str
   return { tokens: issues.length === 0 ? entries : [], issues };
 }
 
-/** The one model the single-provider variables describe (gateway-api.md's table). */
+/** The one model the single-provider variables describe (docs/http-contract.md's table). */
 function singleProviderModel(
   env: z.infer<typeof environmentSchema>,
 ): { success: true; model: ModelConfig } | { success: false; issues: string[] } {

@@ -62,7 +62,7 @@ function conversationIdParam(request: FastifyRequest): string {
   return id;
 }
 
-/** The gateway's HTTP surface (gateway-api.md). */
+/** The gateway's HTTP surface (docs/http-contract.md). */
 export function buildApp(options: BuildAppOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: maxBodyBytes,
