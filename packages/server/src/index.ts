@@ -40,7 +40,7 @@ export { startGateway } from "./start-gateway.js";
 export { StartupError } from "./startup-error.js";
 export type { StartupErrorReason } from "./startup-error.js";
 export { createGatewayLogger } from "./logging/gateway-logger.js";
-export type { LogOutput } from "./logging/gateway-logger.js";
+export type { LogOutput } from "./logging/log-output.js";
 export type { RunningGateway, StartGatewayOptions } from "./start-gateway.js";
 export { buildApp, maxBodyBytes } from "./http/build-app.js";
 export { providerHistoryItems, sharedPrefixItems } from "./providers/provider-history-items.js";

@@ -1,13 +1,8 @@
 import { pino } from "pino";
 import type { Logger } from "pino";
 import type { LogFormat, LogLevel } from "../config.js";
+import type { LogOutput } from "./log-output.js";
 import { createPrettyLogStream } from "./pretty-log-stream.js";
-
-export interface LogOutput {
-  write(text: string): unknown;
-  /** A terminal: pretty lines (in colour unless NO_COLOR is set) by default. */
-  readonly isTTY?: boolean;
-}
 
 /**
  * The gateway's logger: pino, writing one JSON object per line, or one readable line per event

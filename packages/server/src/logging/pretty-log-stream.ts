@@ -1,4 +1,4 @@
-import type { LogOutput } from "./gateway-logger.js";
+import type { LogOutput } from "./log-output.js";
 
 const levelNames: Record<number, string> = {
   10: "TRACE",
