@@ -4,6 +4,7 @@ import { z } from "zod";
 import { defaultProviderModels, providerNames } from "./models/model-config.js";
 import type { ModelConfig, ProviderName } from "./models/model-config.js";
 import { httpURLSchema as httpURL, readModelsFile } from "./models/models-file.js";
+import { checkDatabaseURL } from "./store/database-url.js";
 
 const optionalText = z
   .string()
@@ -40,6 +41,19 @@ const environmentSchema = z.object({
       .refine((tokens) => tokens >= 4096, "at least 4096 tokens")
       .optional(),
   ),
+  // The message names what is wrong, never the value: the URL may carry a password.
+  CURSOR_GATEWAY_DATABASE_URL: optionalText.superRefine((value, context) => {
+    const problem = value === undefined ? undefined : checkDatabaseURL(value);
+    if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+  }),
+  CURSOR_GATEWAY_RUN_LEASE_SECONDS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d+$/, "a whole number of seconds")
+      .transform(Number)
+      .refine((seconds) => seconds >= 3 && seconds <= 3600, "between 3 and 3600 seconds")
+      .optional(),
+  ),
 });
 
 export interface GatewayConfig {
@@ -56,6 +70,16 @@ export interface GatewayConfig {
   /** Undefined: generated once and kept in the data folder. */
   readonly checkpointSecret?: string;
   readonly contextWindow: number;
+  /**
+   * PostgreSQL (`CURSOR_GATEWAY_DATABASE_URL`): the store several gateway processes share.
+   * Undefined: SQLite in the data folder.
+   */
+  readonly databaseURL?: string;
+  /**
+   * How long a run holds its conversation without renewing (`CURSOR_GATEWAY_RUN_LEASE_SECONDS`,
+   * default 30 s): the longest a frozen process keeps another from taking the conversation over.
+   */
+  readonly runLeaseMs?: number;
 }
 
 const defaultDataDir = "./.cursor-gateway";
@@ -108,6 +132,14 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
   if (tokens.some((token) => token.length < 16)) {
     issues.push("CURSOR_GATEWAY_TOKENS: every token must be at least 16 characters");
   }
+  if (
+    env.CURSOR_GATEWAY_DATABASE_URL !== undefined &&
+    env.CURSOR_GATEWAY_CHECKPOINT_SECRET === undefined
+  ) {
+    issues.push(
+      "CURSOR_GATEWAY_CHECKPOINT_SECRET must be set with CURSOR_GATEWAY_DATABASE_URL: every process of the deployment signs and checks client checkpoints with the same secret",
+    );
+  }
   if (issues.length > 0 || models === undefined) throw new ConfigError({ issues });
   return {
     host: env.CURSOR_GATEWAY_HOST ?? "127.0.0.1",
@@ -119,6 +151,12 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
       ? {}
       : { checkpointSecret: env.CURSOR_GATEWAY_CHECKPOINT_SECRET }),
     contextWindow: env.CURSOR_GATEWAY_CONTEXT_WINDOW ?? 200_000,
+    ...(env.CURSOR_GATEWAY_DATABASE_URL === undefined
+      ? {}
+      : { databaseURL: env.CURSOR_GATEWAY_DATABASE_URL }),
+    ...(env.CURSOR_GATEWAY_RUN_LEASE_SECONDS === undefined
+      ? {}
+      : { runLeaseMs: env.CURSOR_GATEWAY_RUN_LEASE_SECONDS * 1000 }),
   };
 }
 

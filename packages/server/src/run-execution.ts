@@ -24,6 +24,7 @@ import type { ProviderRequestLog } from "./providers/provider-request-log.js";
 import { recordingProvider } from "./providers/recording-provider.js";
 import { redactSecrets } from "./redact-secrets.js";
 import type { RunEndReason, RunError, RunOutcome, RunSink } from "./run-events.js";
+import { StoreError } from "./store/store-error.js";
 import type { TurnWriter } from "./turn-writer.js";
 
 /** How far a plan got: the run's end reason, its error, and its final answer when completed. */
@@ -92,7 +93,7 @@ export class RunExecution {
       const cancelled = this.#signal.aborted || RunCancelledError.isInstance(thrown);
       result = cancelled
         ? { reason: "cancelled" }
-        : { reason: "failed", error: describeLoopError(thrown) };
+        : { reason: "failed", error: describeRunError(thrown) };
       if (!cancelled) {
         this.#options.logger.error(
           { err: redactSecrets(String(thrown), this.#options.secrets), conversationId },
@@ -366,4 +367,16 @@ export class RunExecution {
       },
     });
   }
+}
+
+/**
+ * A store write refused because the conversation moved meanwhile (another gateway process took
+ * it over after this one lost its run lease) is a conflict the client resolves by retrying: the
+ * retry runs on the head as stored. Everything else is the loop's own classification.
+ */
+function describeRunError(thrown: unknown): LoopError {
+  if (StoreError.isInstance(thrown) && thrown.reason === "head-moved") {
+    return { code: "conflict", message: thrown.message, retryable: true };
+  }
+  return describeLoopError(thrown);
 }
