@@ -7,6 +7,8 @@ import { runProxyCommand } from "./proxy/proxy-command.js";
 import { runDoctorCommand } from "./setup/doctor-command.js";
 import { runSetupCommand } from "./setup/setup-command.js";
 import { startGateway } from "./start-gateway.js";
+import { databaseLabel } from "./store/database-url.js";
+import { StoreError } from "./store/store-error.js";
 
 const usage = `cursor-gateway <command>
 
@@ -44,7 +46,9 @@ async function serve(): Promise<void> {
       others.length === 0
         ? ""
         : ` (default of ${config.models.length}: ${config.models.map((m) => m.id).join(", ")})`
-    }, data ${config.dataDir}, ${mode}\n`,
+    }, data ${config.dataDir}${
+      config.databaseURL === undefined ? "" : `, store ${databaseLabel(config.databaseURL)}`
+    }, ${mode}\n`,
   );
   let stopping = false;
   const stop = (signal: string) => {
@@ -125,6 +129,14 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (ConfigError.isInstance(error)) {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
+  }
+  // The database is unreachable or newer than this gateway: the message says what to do.
+  if (
+    StoreError.isInstance(error) &&
+    (error.reason === "unavailable" || error.reason === "migration")
+  ) {
+    process.stderr.write(`cursor-gateway: ${error.message}\n`);
+    process.exit(1);
   }
   process.stderr.write(
     `cursor-gateway: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -5,16 +5,15 @@
  * message: problems name the part that is wrong, and `databaseLabel` is what logs may show.
  */
 export function checkDatabaseURL(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
+  const parsed = parseDatabaseURL(value);
+  if (parsed === undefined) {
     return "not a URL; expected postgresql://user:password@host:5432/database";
   }
+  const { url, hostname } = parsed;
   if (url.protocol !== "postgresql:" && url.protocol !== "postgres:") {
     return `a postgresql:// (or postgres://) URL, not ${url.protocol}//`;
   }
-  if (url.hostname === "" && !url.searchParams.has("host")) {
+  if (hostname === "" && !url.searchParams.has("host")) {
     return "names no host (a TCP host, or ?host=/path/to/socket-directory)";
   }
   if (url.pathname.length > 1 && url.pathname.slice(1).includes("/")) {
@@ -26,23 +25,42 @@ export function checkDatabaseURL(value: string): string | undefined {
 
 /** The URL without its password (nor its query string): what a log line may say. */
 export function databaseLabel(value: string): string {
-  try {
-    const url = new URL(value);
-    const user = url.username === "" ? "" : `${decodeURIComponent(url.username)}@`;
-    const socket = url.searchParams.get("host");
-    const host =
-      url.hostname === "" ? "" : `${url.hostname}${url.port === "" ? "" : `:${url.port}`}`;
-    return `${url.protocol}//${user}${host}${url.pathname}${socket === null ? "" : ` (socket ${socket})`}`;
-  } catch {
-    return "(an invalid database URL)";
-  }
+  const parsed = parseDatabaseURL(value);
+  if (parsed === undefined) return "(an invalid database URL)";
+  const { url, hostname } = parsed;
+  const user = url.username === "" ? "" : `${decodeURIComponent(url.username)}@`;
+  const socket = url.searchParams.get("host");
+  const host = hostname === "" ? "" : `${hostname}${url.port === "" ? "" : `:${url.port}`}`;
+  const via = socket === null ? "" : ` (socket ${socket})`;
+  return `${url.protocol}//${user}${host}${url.pathname}${via}`;
 }
 
 /** The URL's password (decoded), "" when it has none: a value never to show anywhere. */
 export function databasePassword(value: string): string {
+  const parsed = parseDatabaseURL(value);
+  if (parsed === undefined) return "";
   try {
-    return decodeURIComponent(new URL(value).password);
+    return decodeURIComponent(parsed.url.password);
   } catch {
-    return "";
+    return parsed.url.password;
+  }
+}
+
+/**
+ * The URL as the driver (pg-connection-string) reads it: `user:pw@/db?host=/socket` (credentials
+ * with an empty host) is valid there though not to WHATWG URL, so it is read with a stand-in host.
+ */
+function parseDatabaseURL(value: string): { url: URL; hostname: string } | undefined {
+  try {
+    const url = new URL(value);
+    return { url, hostname: url.hostname };
+  } catch {
+    // Not a URL as it stands; maybe one with credentials and an empty host.
+  }
+  if (!value.includes("@/")) return undefined;
+  try {
+    return { url: new URL(value.replace("@/", "@stand-in-host/")), hostname: "" };
+  } catch {
+    return undefined;
   }
 }

@@ -3,7 +3,7 @@ import { Client as PgClient, DatabaseError, Pool, TypeOverrides } from "pg";
 import type { PoolClient, PoolConfig } from "pg";
 import { InvalidHistoryError, canonicalJson, decodeCanonicalMessage } from "@cursor/run";
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
-import { databaseLabel } from "./database-url.js";
+import { databaseLabel, databasePassword } from "./database-url.js";
 import type {
   AppendMessagesInput,
   ClientBlobsInput,
@@ -842,13 +842,6 @@ function storedConversation({
 
 /** A driver message with the URL's password (if any) blanked out, just in case. */
 function redactURL(message: string, url: string): string {
-  let password: string | undefined;
-  try {
-    password = decodeURIComponent(new URL(url).password);
-  } catch {
-    password = undefined;
-  }
-  return password === undefined || password === ""
-    ? message
-    : message.split(password).join("[redacted]");
+  const password = databasePassword(url);
+  return password === "" ? message : message.split(password).join("[redacted]");
 }
