@@ -37,19 +37,6 @@ async function serve(): Promise<void> {
       ? "no auth (loopback only)"
       : `${config.tokens.length} tenant token(s)`;
   const [first, ...others] = config.models;
-  process.stdout.write(
-    `cursor-gateway listening on ${gateway.url} — provider ${first.provider}${
-      gateway.simulatedProviderURL === undefined
-        ? ""
-        : ` (simulated at ${gateway.simulatedProviderURL})`
-    }, model ${first.model}${
-      others.length === 0
-        ? ""
-        : ` (default of ${config.models.length}: ${config.models.map((m) => m.id).join(", ")})`
-    }, data ${config.dataDir}${
-      config.databaseURL === undefined ? "" : `, store ${databaseLabel(config.databaseURL)}`
-    }, ${mode}\n`,
-  );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -65,6 +52,20 @@ async function serve(): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  // The ready line last: whoever reads it may stop the process at once.
+  process.stdout.write(
+    `cursor-gateway listening on ${gateway.url} — provider ${first.provider}${
+      gateway.simulatedProviderURL === undefined
+        ? ""
+        : ` (simulated at ${gateway.simulatedProviderURL})`
+    }, model ${first.model}${
+      others.length === 0
+        ? ""
+        : ` (default of ${config.models.length}: ${config.models.map((m) => m.id).join(", ")})`
+    }, data ${config.dataDir}${
+      config.databaseURL === undefined ? "" : `, store ${databaseLabel(config.databaseURL)}`
+    }, ${mode}\n`,
+  );
 }
 
 async function proxy(): Promise<void> {
