@@ -197,6 +197,37 @@ describe.skipIf(postgresTestURL === undefined)(`PostgresStore${postgresTitleSuff
     expect(await a.renewRun(lease)).toBe(false);
   });
 
+  it("restores its liveness session when the server drops it, and holds its leases again", async () => {
+    const a = await open();
+    const b = await open();
+    expect(await a.acquireRun({ ...conversation, runId: "r1", leaseMs: 600_000 })).toBe(true);
+    const livenessSessions = () =>
+      withDatabase(database.url, async (client) => {
+        const result = await client.query<{ pid: number }>(
+          "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::oid AND objid = $2::oid",
+          [advisoryNamespace, a.holder],
+        );
+        return result.rows.map((row) => row.pid);
+      });
+    const [first] = await livenessSessions();
+    // Only the liveness session goes (a database restart, a cut connection); A lives on.
+    await withDatabase(database.url, (client) =>
+      client.query("SELECT pg_terminate_backend($1)", [first]),
+    );
+    const deadline = Date.now() + 10_000;
+    let restored: number[] = [];
+    while (Date.now() < deadline) {
+      restored = await livenessSessions();
+      if (restored.length === 1 && restored[0] !== first) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(restored).toHaveLength(1);
+    expect(restored[0]).not.toBe(first);
+    // A is alive again under the same key: its lease holds.
+    expect(await b.acquireRun({ ...conversation, runId: "r2", leaseMs: 600_000 })).toBe(false);
+    expect(await a.renewRun({ ...conversation, runId: "r1", leaseMs: 600_000 })).toBe(true);
+  });
+
   it("fences the writes of a process whose lease another took over", async () => {
     const a = await open();
     const b = await open();
