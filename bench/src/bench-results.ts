@@ -3,6 +3,7 @@ import type { GrowthRow } from "./growth/turn-cost-growth.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
 import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
+import type { StoreResult } from "./stores/store-throughput.js";
 
 export type BenchMode = "quick" | "full";
 
@@ -20,6 +21,9 @@ export interface BenchSettings {
   readonly overheadSamples: number;
   readonly memoryHistoryTurns: readonly number[];
   readonly memoryConversations: number;
+  /** Conversations driven at once, and user turns each, of the stores part. */
+  readonly storeClients: number;
+  readonly storeTurns: number;
 }
 
 export interface MachineInfo {
@@ -42,4 +46,6 @@ export interface BenchResults {
   readonly growth: readonly GrowthRow[];
   readonly overhead: readonly OverheadRow[];
   readonly memory: readonly MemoryRow[];
+  /** Absent in runs without the stores part (and in results of older versions). */
+  readonly stores?: StoreResult;
 }

@@ -12,6 +12,8 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         overheadSamples: 12,
         memoryHistoryTurns: [10, 100],
         memoryConversations: 8,
+        storeClients: 4,
+        storeTurns: 10,
       }
     : {
         ...common,
@@ -21,5 +23,7 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         overheadSamples: 40,
         memoryHistoryTurns: [10, 100],
         memoryConversations: 20,
+        storeClients: 8,
+        storeTurns: 25,
       };
 }

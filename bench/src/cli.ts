@@ -11,14 +11,18 @@ import { defaultOutDir } from "./output-folder.js";
 import { benchParts, runBench, stepCount } from "./run-bench.js";
 import type { BenchPart } from "./run-bench.js";
 
-const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory] [--out DIR] [--from FILE]
+const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores] [--out DIR] [--from FILE]
 
 Measures the gateway against its baselines and writes DIR/latest.md, DIR/latest.json and SVG
 charts. DIR defaults to bench/results for a full run (the committed figures the README quotes)
 and to bench/results/quick (not committed) for --quick, so a quick run never replaces them.
   --quick   a short run (smaller session and histories, fewer samples; about 2 minutes)
   --only    run some parts only (the report then lacks the others)
-  --from    re-render the report and charts from an earlier run's latest.json`;
+  --from    re-render the report and charts from an earlier run's latest.json
+
+The stores part measures PostgreSQL (1 and 2 gateway processes) beside SQLite when
+CURSOR_GATEWAY_BENCH_DATABASE_URL (or CURSOR_GATEWAY_TEST_DATABASE_URL) names a server where it may
+create databases; without one it measures SQLite only and says so.`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -13,12 +13,20 @@ import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
 import { contextWindowForOneCompaction } from "./prefix/session-size.js";
 import type { Progress } from "./progress.js";
 import { bytes, milliseconds, percent, ratio } from "./report/format.js";
+import { benchDatabaseURL, measureStores } from "./stores/store-throughput.js";
+import type { StoreResult } from "./stores/store-throughput.js";
 
 /** The providers whose cache simulation part 1 runs: OpenAI's (Responses) and Anthropic's. */
 export const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
 
-export type BenchPart = "prefix" | "growth" | "overhead" | "memory";
-export const benchParts: readonly BenchPart[] = ["prefix", "growth", "overhead", "memory"];
+export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "stores";
+export const benchParts: readonly BenchPart[] = [
+  "prefix",
+  "growth",
+  "overhead",
+  "memory",
+  "stores",
+];
 
 function machineInfo(loadAtStart: number): MachineInfo {
   const cpuList = cpus();
@@ -120,6 +128,22 @@ export async function runBench({
       progress.done(bytes(row.heapBytesPerConversation));
     }
   }
+  let stores: StoreResult | undefined;
+  if (parts.includes("stores")) {
+    const databaseURL = benchDatabaseURL(process.env);
+    progress.begin(
+      `stores: SQLite${databaseURL === undefined ? " (PostgreSQL skipped: no database URL)" : ", PostgreSQL with 1 and 2 processes"}, ${settings.storeClients} conversations at once`,
+    );
+    stores = await measureStores({
+      clients: settings.storeClients,
+      turns: settings.storeTurns,
+      databaseURL,
+      onProgress: progress.update,
+    });
+    progress.done(
+      stores.rows.map((row) => `${row.setup} ${row.requestsPerSecond.toFixed(0)}/s`).join(", "),
+    );
+  }
   return {
     settings,
     machine: machineInfo(loadAtStart),
@@ -130,6 +154,7 @@ export async function runBench({
     growth,
     overhead,
     memory,
+    ...(stores === undefined ? {} : { stores }),
   };
 }
 
@@ -139,6 +164,7 @@ export function stepCount(settings: BenchSettings, parts: readonly BenchPart[]):
     (parts.includes("prefix") ? prefixProviders.length : 0) +
     (parts.includes("growth") ? 1 : 0) +
     (parts.includes("overhead") ? settings.overheadHistoryTurns.length : 0) +
-    (parts.includes("memory") ? settings.memoryHistoryTurns.length : 0)
+    (parts.includes("memory") ? settings.memoryHistoryTurns.length : 0) +
+    (parts.includes("stores") ? 1 : 0)
   );
 }

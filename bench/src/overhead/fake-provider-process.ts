@@ -51,6 +51,14 @@ export class FakeProviderProcess {
     await this.#post("/_fake/enqueue", { replies });
   }
 
+  /** The bodies of every call it received since the last reset, in arrival order. */
+  async requestBodies(): Promise<unknown[]> {
+    const response = await fetch(`${this.url}/_fake/requests`);
+    if (!response.ok) throw new Error(`/_fake/requests answered ${response.status}`);
+    const answer = (await response.json()) as { requests: { body: unknown }[] };
+    return answer.requests.map((request) => request.body);
+  }
+
   /** Forgets recorded requests and cache entries (the process would otherwise keep every body). */
   async reset(): Promise<void> {
     await this.#post("/_fake/reset", {});

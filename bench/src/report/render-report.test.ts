@@ -29,6 +29,7 @@ describe("renderReport", () => {
       "## 4. Gateway overhead",
       "### Memory per open conversation",
       "## 5. Simulated input cost",
+      "## 6. Stores: SQLite and PostgreSQL, one and two processes",
       "## How the baselines are built",
     ]) {
       expect(report).toContain(heading);
@@ -37,6 +38,21 @@ describe("renderReport", () => {
       "| **measured: gateway → fake provider** | 7500 | 2800 | 2816 | 99.4% | 99.4% | 37.3% |",
     );
     expect(report).toContain("| 10 / 50 | 50.0 kB | 0.20 ms | 0.05 ms | 0.10 ms |");
+  });
+
+  it("compares the stores under the same load", () => {
+    expect(report).toContain(
+      "| PostgreSQL, 2 processes (every turn on the other one) | 6 | 80.0 req/s | 14 ms | 20 ms | 2.0 ms | 3.0 ms | 12 ms | 17 ms | 800.0 req/s |",
+    );
+    expect(report).toContain("PostgreSQL 15.18 (fsync off, synchronous_commit off)");
+    const withoutDatabase = renderReport({
+      results: {
+        ...results,
+        stores: { ...results.stores!, rows: [results.stores!.rows[0]!], postgresSkipped: "no URL" },
+      },
+      charts,
+    });
+    expect(withoutDatabase).toContain("PostgreSQL was not measured: no URL.");
   });
 
   it("prices the session with the published discounts", () => {

@@ -4,6 +4,7 @@ import { watchLauncher } from "./launcher-watch.js";
 import { createGatewayLogger } from "./logging/gateway-logger.js";
 import { startGateway } from "./start-gateway.js";
 import { StartupError } from "./startup-error.js";
+import { databaseLabel } from "./store/database-url.js";
 import { StoreError } from "./store/store-error.js";
 
 const usage = `cursor-gateway <command>
@@ -36,14 +37,17 @@ async function serve(): Promise<void> {
       ? "no auth (loopback only)"
       : `${config.tokens.length} tenant token(s)`;
   const [first, ...others] = config.models;
+  // The handlers first, the ready line last: whoever reads it may stop the process at once.
+  stopOnSignals({ name: "cursor-gateway", close: () => gateway.close() });
   process.stdout.write(
     `cursor-gateway listening on ${gateway.url} — provider ${first.provider}, model ${first.model}${
       others.length === 0
         ? ""
         : ` (default of ${config.models.length}: ${config.models.map((m) => m.id).join(", ")})`
-    }, data ${config.dataDir}, ${mode}\n`,
+    }, data ${config.dataDir}${
+      config.databaseURL === undefined ? "" : `, store ${databaseLabel(config.databaseURL)}`
+    }, ${mode}\n`,
   );
-  stopOnSignals({ name: "cursor-gateway", close: () => gateway.close() });
 }
 
 async function proxy(): Promise<void> {
@@ -144,9 +148,16 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
-  if (StartupError.isInstance(error) || StoreError.isInstance(error) || isProxyCaError(error)) {
+  // A listen address or data folder this machine cannot use: the message names what to change.
+  if (StartupError.isInstance(error) || isProxyCaError(error)) {
     process.stderr.write(`cursor-gateway: ${error.message}\n`);
     process.exit(2);
+  }
+  // The store cannot be used (unreachable, newer than this gateway, damaged, another program's):
+  // the message says what to do.
+  if (StoreError.isInstance(error)) {
+    process.stderr.write(`cursor-gateway: ${error.message}\n`);
+    process.exit(1);
   }
   // Anything else is a bug: the stack helps whoever reports it.
   process.stderr.write(

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { defaultProviderModels, providerNames } from "./models/model-config.js";
 import type { ModelConfig, ProviderName } from "./models/model-config.js";
 import { httpURLSchema as httpURL, readModelsFile } from "./models/models-file.js";
+import { checkDatabaseURL } from "./store/database-url.js";
 
 /** pino's levels; `silent` logs nothing. */
 export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -53,10 +54,24 @@ const environmentSchema = z.object({
   CURSOR_GATEWAY_LOG_FORMAT: optionalText.pipe(
     z.enum(logFormats, { error: `one of ${logFormats.join(", ")}` }).optional(),
   ),
+  // The message names what is wrong, never the value: the URL may carry a password.
+  CURSOR_GATEWAY_DATABASE_URL: optionalText.superRefine((value, context) => {
+    const problem = value === undefined ? undefined : checkDatabaseURL(value);
+    if (problem !== undefined) context.addIssue({ code: "custom", message: problem });
+  }),
+  CURSOR_GATEWAY_RUN_LEASE_SECONDS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d+$/, "a whole number of seconds")
+      .transform(Number)
+      .refine((seconds) => seconds >= 3 && seconds <= 3600, "between 3 and 3600 seconds")
+      .optional(),
+  ),
 });
 
 /** Variables whose values are secrets: a problem with one never quotes its value. */
 const secretVariables = new Set([
+  "CURSOR_GATEWAY_DATABASE_URL",
   "OPENAI_API_KEY",
   "ANTHROPIC_API_KEY",
   "CURSOR_GATEWAY_TOKENS",
@@ -81,6 +96,16 @@ export interface GatewayConfig {
   readonly logLevel: LogLevel;
   /** `CURSOR_GATEWAY_LOG_FORMAT`; undefined: pretty on a terminal, JSON otherwise. */
   readonly logFormat?: LogFormat;
+  /**
+   * PostgreSQL (`CURSOR_GATEWAY_DATABASE_URL`): the store several gateway processes share.
+   * Undefined: SQLite in the data folder.
+   */
+  readonly databaseURL?: string;
+  /**
+   * How long a run holds its conversation without renewing (`CURSOR_GATEWAY_RUN_LEASE_SECONDS`,
+   * default 30 s): the longest a frozen process keeps another from taking the conversation over.
+   */
+  readonly runLeaseMs?: number;
 }
 
 const defaultDataDir = "./.cursor-gateway";
@@ -142,6 +167,14 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
       `CURSOR_GATEWAY_TOKENS must be set to listen on ${host}: without tokens the gateway only listens on loopback`,
     );
   }
+  if (
+    env.CURSOR_GATEWAY_DATABASE_URL !== undefined &&
+    env.CURSOR_GATEWAY_CHECKPOINT_SECRET === undefined
+  ) {
+    issues.push(
+      "CURSOR_GATEWAY_CHECKPOINT_SECRET must be set with CURSOR_GATEWAY_DATABASE_URL: every process of the deployment signs and checks client checkpoints with the same secret",
+    );
+  }
   if (issues.length > 0 || models === undefined) throw new ConfigError({ issues });
   return {
     host,
@@ -157,6 +190,12 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
     ...(env.CURSOR_GATEWAY_LOG_FORMAT === undefined
       ? {}
       : { logFormat: env.CURSOR_GATEWAY_LOG_FORMAT }),
+    ...(env.CURSOR_GATEWAY_DATABASE_URL === undefined
+      ? {}
+      : { databaseURL: env.CURSOR_GATEWAY_DATABASE_URL }),
+    ...(env.CURSOR_GATEWAY_RUN_LEASE_SECONDS === undefined
+      ? {}
+      : { runLeaseMs: env.CURSOR_GATEWAY_RUN_LEASE_SECONDS * 1000 }),
   };
 }
 

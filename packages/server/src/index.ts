@@ -36,7 +36,7 @@ export {
 export type { ConversationErrorCode, RequestIssue } from "./conversation-errors.js";
 export { localTenant } from "./http/auth.js";
 export type { Tenant } from "./http/auth.js";
-export { startGateway } from "./start-gateway.js";
+export { defaultRunLeaseMs, startGateway } from "./start-gateway.js";
 export { StartupError } from "./startup-error.js";
 export type { StartupErrorReason } from "./startup-error.js";
 export { createGatewayLogger } from "./logging/gateway-logger.js";
@@ -45,10 +45,14 @@ export type { RunningGateway, StartGatewayOptions } from "./start-gateway.js";
 export { buildApp, maxBodyBytes } from "./http/build-app.js";
 export { providerHistoryItems, sharedPrefixItems } from "./providers/provider-history-items.js";
 export { SqliteStore } from "./store/sqlite-store.js";
+export { PostgresStore } from "./store/postgres-store.js";
+export type { PostgresStoreLogger, PostgresStoreOptions } from "./store/postgres-store.js";
+export { StoreClientBlobLedger } from "./store/store-client-blob-ledger.js";
 export { StoreError } from "./store/store-error.js";
 export type { StoreErrorReason } from "./store/store-error.js";
 export type {
   AppendMessagesInput,
+  ClientBlobsInput,
   GatewayStore,
   HeadVersion,
   LastInput,

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { loadCheckpointSecret } from "./checkpoint-secret.js";
 import { ConfigError, isLoopbackHost } from "./config.js";
@@ -10,7 +9,9 @@ import { buildApp } from "./http/build-app.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { ModelCatalog } from "./models/model-catalog.js";
 import { listenError } from "./startup-error.js";
-import { SqliteStore } from "./store/sqlite-store.js";
+import { databasePassword } from "./store/database-url.js";
+import type { GatewayStore } from "./store/gateway-store.js";
+import { openGatewayStore } from "./store/open-gateway-store.js";
 
 export interface StartGatewayOptions {
   readonly config: GatewayConfig;
@@ -24,6 +25,8 @@ export interface RunningGateway {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly service: ConversationService;
+  /** The store this process runs on (SQLite, or PostgreSQL shared with other processes). */
+  readonly store: GatewayStore;
   /** The configured models (what a model picker lists; each entry's adapter). */
   readonly models: ModelCatalog;
   /** Where the in-process fake provider of `simulated` models listens, when there is one. */
@@ -32,7 +35,13 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** Starts the gateway on the embedded default: SQLite in the data folder. */
+/** How long a run holds its conversation without renewing it (renewed every third of it). */
+export const defaultRunLeaseMs = 30_000;
+
+/**
+ * Starts the gateway on its store: PostgreSQL when `config.databaseURL` is set (shared by every
+ * process of the deployment), else the embedded default, SQLite in the data folder.
+ */
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
   const { config } = options;
   if (config.tokens.length === 0 && !isLoopbackHost(config.host)) {
@@ -42,10 +51,19 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ],
     });
   }
-  const store = new SqliteStore({
-    path: join(prepareDataFolder(config.dataDir), "gateway.sqlite"),
+  // The service logs through the app's logger, which exists only once the app is built.
+  const appRef: { current?: FastifyInstance } = {};
+  const runLeaseMs = config.runLeaseMs ?? defaultRunLeaseMs;
+  const store = await openGatewayStore({
+    // Checked first: the SQLite file, the checkpoint secret and the proxy CA live there.
+    dataDir: prepareDataFolder(config.dataDir),
+    ...(config.databaseURL === undefined ? {} : { databaseURL: config.databaseURL }),
+    runLeaseMs,
+    logger: { error: (details, message) => appRef.current?.log.error(details, message) },
   });
-  await store.clearRunLocks();
+  // The database password is a secret like the provider keys: never in an error or a log.
+  const databaseSecret =
+    config.databaseURL === undefined ? "" : databasePassword(config.databaseURL);
   const models = new ModelCatalog({
     models: config.models,
     // The fake provider with its prefix-cache simulation and scripted agent, on a loopback
@@ -63,11 +81,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       return { url: fake.url, openaiBaseURL: fake.openaiBaseURL, close: () => fake.close() };
     },
   });
-  // Announced on start (and scripted by the demo): started now rather than on the first call.
+  // Started now rather than on the first call, so the first turn does not wait for it.
   const simulatedProviderURL = models.hasSimulated ? (await models.simulated()).url : undefined;
   const metrics = new GatewayMetrics();
-  // The service logs through the app's logger, which exists only once the app is built.
-  const appRef: { current?: FastifyInstance } = {};
   const service = new ConversationService({
     store,
     models,
@@ -77,8 +93,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
     }),
     metrics,
-    secrets: models.secrets,
+    secrets: databaseSecret === "" ? models.secrets : [...models.secrets, databaseSecret],
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },
+    runLeaseMs,
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
@@ -97,7 +114,7 @@ async function finishStart({
 }: {
   app: FastifyInstance;
   service: ConversationService;
-  store: SqliteStore;
+  store: GatewayStore;
   models: ModelCatalog;
   simulatedProviderURL: string | undefined;
   config: GatewayConfig;
@@ -123,6 +140,7 @@ async function finishStart({
     url: address,
     app,
     service,
+    store,
     models,
     ...(simulatedProviderURL === undefined ? {} : { simulatedProviderURL }),
     close() {

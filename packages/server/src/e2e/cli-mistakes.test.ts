@@ -55,9 +55,12 @@ function runCli({
   });
 }
 
-/** A refusal: exit 2, `stderr` is exactly `lines`, and nothing looks like a stack frame. */
-function expectRefusal(run: CliRun, lines: readonly (string | RegExp)[]) {
-  expect(run.code, run.stderr).toBe(2);
+/**
+ * A refusal: exit 2 (configuration and machine mistakes; 1 when the store cannot be used),
+ * `stderr` is exactly `lines`, and nothing looks like a stack frame.
+ */
+function expectRefusal(run: CliRun, lines: readonly (string | RegExp)[], code = 2) {
+  expect(run.code, run.stderr).toBe(code);
   expect(run.stderr).not.toMatch(/^\s+at /m);
   expect(run.stderr).not.toMatch(/Error:|node:internal/);
   const printed = run.stderr.trimEnd().split("\n");
@@ -144,9 +147,13 @@ describe("cursor-gateway serve: mistakes get one clear line", () => {
     const folder = folders.create();
     writeFileSync(join(folder, "gateway.sqlite"), Buffer.alloc(8192, 0x5a));
     const run = await runCli({ env: { CURSOR_GATEWAY_DATA_DIR: folder } });
-    expectRefusal(run, [
-      `cursor-gateway: ${join(folder, "gateway.sqlite")} is not a SQLite database or is damaged (SQLITE_NOTADB); move it away (the gateway then creates a new one) or set CURSOR_GATEWAY_DATA_DIR to another folder`,
-    ]);
+    expectRefusal(
+      run,
+      [
+        `cursor-gateway: ${join(folder, "gateway.sqlite")} is not a SQLite database or is damaged (SQLITE_NOTADB); move it away (the gateway then creates a new one) or set CURSOR_GATEWAY_DATA_DIR to another folder`,
+      ],
+      1,
+    );
   });
 
   it("another program's SQLite database is refused and left as it was", async () => {
@@ -158,9 +165,13 @@ describe("cursor-gateway serve: mistakes get one clear line", () => {
     );
     foreign.close();
     const run = await runCli({ env: { CURSOR_GATEWAY_DATA_DIR: folder } });
-    expectRefusal(run, [
-      `cursor-gateway: ${path} is not a cursor-gateway database (it has the tables users and no schema_migrations); the gateway does not write into another program's database: move it away or set CURSOR_GATEWAY_DATA_DIR to another folder`,
-    ]);
+    expectRefusal(
+      run,
+      [
+        `cursor-gateway: ${path} is not a cursor-gateway database (it has the tables users and no schema_migrations); the gateway does not write into another program's database: move it away or set CURSOR_GATEWAY_DATA_DIR to another folder`,
+      ],
+      1,
+    );
     const reopened = new Database(path, { readonly: true });
     const tables = reopened.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
     reopened.close();

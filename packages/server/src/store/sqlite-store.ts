@@ -5,6 +5,7 @@ import { InvalidHistoryError, canonicalJson, decodeCanonicalMessage } from "@cur
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
 import type {
   AppendMessagesInput,
+  ClientBlobsInput,
   GatewayStore,
   HeadVersion,
   RecordRunInput,
@@ -511,6 +512,25 @@ export class SqliteStore implements GatewayStore {
     return this.#db.prepare("DELETE FROM run_locks").run().changes;
   }
 
+  async acknowledgedClientBlobs({
+    tenant,
+    conversationId,
+    blobIds,
+  }: ClientBlobsInput): Promise<ReadonlySet<string>> {
+    if (blobIds.length === 0) return new Set();
+    const rows = this.#statements.acknowledgedClientBlobs.all(
+      tenant,
+      conversationId,
+      JSON.stringify(blobIds),
+    ) as { blob_id: string }[];
+    return new Set(rows.map((row) => row.blob_id));
+  }
+
+  async recordClientBlobs({ tenant, conversationId, blobIds }: ClientBlobsInput): Promise<void> {
+    if (blobIds.length === 0) return;
+    this.#statements.recordClientBlobs.run(tenant, conversationId, JSON.stringify(blobIds));
+  }
+
   async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
   }
@@ -551,6 +571,15 @@ function prepareStatements(db: Database.Database) {
     ),
     getRun: db.prepare(
       "SELECT run_id, status, error, final_text FROM runs WHERE tenant = ? AND conversation_id = ? AND run_id = ?",
+    ),
+    // The blob ids travel as one JSON array: any number of them in one statement.
+    acknowledgedClientBlobs: db.prepare(
+      `SELECT blob_id FROM client_blobs WHERE tenant = ? AND conversation_id = ?
+         AND blob_id IN (SELECT value FROM json_each(?))`,
+    ),
+    recordClientBlobs: db.prepare(
+      `INSERT OR IGNORE INTO client_blobs (tenant, conversation_id, blob_id)
+       SELECT ?, ?, value FROM json_each(?)`,
     ),
     saveRun: db.prepare(
       `INSERT INTO runs (tenant, conversation_id, run_id, status, error, final_text, started_at, ended_at)
