@@ -5,6 +5,7 @@ import type { OverheadRow } from "./overhead/gateway-overhead.js";
 import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
 import type { WireHistoryRow } from "./wire/wire-overhead.js";
 import type { WirePrefixResult } from "./wire/wire-prefix-efficiency.js";
+import type { StoreResult } from "./stores/store-throughput.js";
 
 export type BenchMode = "quick" | "full";
 
@@ -27,6 +28,9 @@ export interface BenchSettings {
   readonly wireSamples?: number;
   /** Identical short turns whose KV traffic is measured at each history length. */
   readonly wireKvTurns?: number;
+  /** Conversations driven at once, and user turns each, of the stores part. */
+  readonly storeClients: number;
+  readonly storeTurns: number;
 }
 
 export interface MachineInfo {
@@ -49,7 +53,9 @@ export interface BenchResults {
   readonly growth: readonly GrowthRow[];
   readonly overhead: readonly OverheadRow[];
   readonly memory: readonly MemoryRow[];
-  /** Part 6, the Cursor wire (absent in runs from before it existed). */
+  /** Absent in runs without the stores part (and in results of older versions). */
+  readonly stores?: StoreResult;
+  /** Absent in runs without the wire part (and in results of older versions). */
   readonly wire?: WireResults;
 }
 

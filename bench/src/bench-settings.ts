@@ -15,6 +15,8 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         wireHistoryTurns: [10, 100, 1_000],
         wireSamples: 8,
         wireKvTurns: 32,
+        storeClients: 4,
+        storeTurns: 10,
       }
     : {
         ...common,
@@ -27,5 +29,7 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         wireHistoryTurns: [10, 100, 1_000],
         wireSamples: 20,
         wireKvTurns: 32,
+        storeClients: 8,
+        storeTurns: 25,
       };
 }

@@ -19,14 +19,23 @@ import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
 import { contextWindowForOneCompaction } from "./prefix/session-size.js";
 import type { Progress } from "./progress.js";
 import { bytes, milliseconds, percent, ratio } from "./report/format.js";
+import { benchDatabaseURL, measureStores } from "./stores/store-throughput.js";
+import type { StoreResult } from "./stores/store-throughput.js";
 import { measureWireAtHistory } from "./wire/wire-overhead.js";
 import { measureWirePrefixEfficiency } from "./wire/wire-prefix-efficiency.js";
 
 /** The providers whose cache simulation part 1 runs: OpenAI's (Responses) and Anthropic's. */
 export const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
 
-export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "wire";
-export const benchParts: readonly BenchPart[] = ["prefix", "growth", "overhead", "memory", "wire"];
+export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "stores" | "wire";
+export const benchParts: readonly BenchPart[] = [
+  "prefix",
+  "growth",
+  "overhead",
+  "memory",
+  "stores",
+  "wire",
+];
 
 function machineInfo(loadAtStart: number): MachineInfo {
   const cpuList = cpus();
@@ -128,6 +137,22 @@ export async function runBench({
       progress.done(bytes(row.heapBytesPerConversation));
     }
   }
+  let stores: StoreResult | undefined;
+  if (parts.includes("stores")) {
+    const databaseURL = benchDatabaseURL(process.env);
+    progress.begin(
+      `stores: SQLite${databaseURL === undefined ? " (PostgreSQL skipped: no database URL)" : ", PostgreSQL with 1 and 2 processes"}, ${settings.storeClients} conversations at once`,
+    );
+    stores = await measureStores({
+      clients: settings.storeClients,
+      turns: settings.storeTurns,
+      databaseURL,
+      onProgress: progress.update,
+    });
+    progress.done(
+      stores.rows.map((row) => `${row.setup} ${row.requestsPerSecond.toFixed(0)}/s`).join(", "),
+    );
+  }
   let wire: WireResults | undefined;
   if (parts.includes("wire")) {
     const contextWindow = contextWindowForOneCompaction(session);
@@ -191,6 +216,7 @@ export async function runBench({
     growth,
     overhead,
     memory,
+    ...(stores === undefined ? {} : { stores }),
     ...(wire === undefined ? {} : { wire }),
   };
 }
@@ -202,6 +228,7 @@ export function stepCount(settings: BenchSettings, parts: readonly BenchPart[]):
     (parts.includes("growth") ? 1 : 0) +
     (parts.includes("overhead") ? settings.overheadHistoryTurns.length : 0) +
     (parts.includes("memory") ? settings.memoryHistoryTurns.length : 0) +
+    (parts.includes("stores") ? 1 : 0) +
     (parts.includes("wire")
       ? prefixProviders.length * (parts.includes("prefix") ? 1 : 2) +
         (settings.wireHistoryTurns?.length ?? 0)

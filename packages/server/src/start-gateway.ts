@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { MemoryClientBlobLedger, createCursorWire } from "@cursor/wire";
 import type { CursorWire, ToolBridgeFactory } from "@cursor/wire";
 import type { FastifyInstance } from "fastify";
@@ -6,6 +5,7 @@ import { loadCheckpointSecret } from "./checkpoint-secret.js";
 import { ConfigError, isLoopbackHost } from "./config.js";
 import type { GatewayConfig } from "./config.js";
 import { ConversationService } from "./conversation-service.js";
+import { prepareDataFolder } from "./data-folder.js";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import { createGatewayWirePorts } from "./cursor-wire/gateway-wire-ports.js";
 import { createWireHttpHandler } from "./cursor-wire/wire-http-handler.js";
@@ -15,7 +15,10 @@ import { createDualProtocolServer } from "./http/dual-protocol-server.js";
 import type { DualProtocolServer } from "./http/dual-protocol-server.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { ModelCatalog } from "./models/model-catalog.js";
-import { SqliteStore } from "./store/sqlite-store.js";
+import { listenError } from "./startup-error.js";
+import { databasePassword } from "./store/database-url.js";
+import type { GatewayStore } from "./store/gateway-store.js";
+import { openGatewayStore } from "./store/open-gateway-store.js";
 
 export interface StartGatewayOptions {
   readonly config: GatewayConfig;
@@ -39,6 +42,8 @@ export interface RunningGateway {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly service: ConversationService;
+  /** The store this process runs on (SQLite, or PostgreSQL shared with other processes). */
+  readonly store: GatewayStore;
   /** The configured models (what a model picker lists; each entry's adapter). */
   readonly models: ModelCatalog;
   /** The Cursor IDE's agent protocol, mounted on the same port (HTTP/1.1 and h2c). */
@@ -49,7 +54,13 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/** Starts the gateway on the embedded default: SQLite in the data folder. */
+/** How long a run holds its conversation without renewing it (renewed every third of it). */
+export const defaultRunLeaseMs = 30_000;
+
+/**
+ * Starts the gateway on its store: PostgreSQL when `config.databaseURL` is set (shared by every
+ * process of the deployment), else the embedded default, SQLite in the data folder.
+ */
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
   const { config } = options;
   if (config.tokens.length === 0 && !isLoopbackHost(config.host)) {
@@ -59,22 +70,39 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ],
     });
   }
-  const store = new SqliteStore({ path: join(config.dataDir, "gateway.sqlite") });
-  await store.clearRunLocks();
+  // The service logs through the app's logger, which exists only once the app is built.
+  const appRef: { current?: FastifyInstance } = {};
+  const runLeaseMs = config.runLeaseMs ?? defaultRunLeaseMs;
+  const store = await openGatewayStore({
+    // Checked first: the SQLite file, the checkpoint secret and the proxy CA live there.
+    dataDir: prepareDataFolder(config.dataDir),
+    ...(config.databaseURL === undefined ? {} : { databaseURL: config.databaseURL }),
+    runLeaseMs,
+    logger: { error: (details, message) => appRef.current?.log.error(details, message) },
+  });
+  // The database password is a secret like the provider keys: never in an error or a log.
+  const databaseSecret =
+    config.databaseURL === undefined ? "" : databasePassword(config.databaseURL);
   const models = new ModelCatalog({
     models: config.models,
-    // The testkit's fake provider with its prefix-cache simulation, on a private loopback port.
+    // The fake provider with its prefix-cache simulation and scripted agent, on a loopback
+    // port: its control endpoints are off (no other process can script it or read the bodies
+    // it received) and it keeps no request records (constant memory in a long run).
     simulated: async () => {
-      const { startFakeProvider } = await import("@cursor/testkit");
-      const fake = await startFakeProvider({ host: "127.0.0.1", port: 0 });
+      const { scriptedAgentReply, startFakeProvider } = await import("@cursor/fake-provider");
+      const fake = await startFakeProvider({
+        host: "127.0.0.1",
+        port: 0,
+        defaultReply: scriptedAgentReply,
+        control: false,
+        recordRequests: false,
+      });
       return { url: fake.url, openaiBaseURL: fake.openaiBaseURL, close: () => fake.close() };
     },
   });
-  // Announced on start (and scripted by the demo): started now rather than on the first call.
+  // Started now rather than on the first call, so the first turn does not wait for it.
   const simulatedProviderURL = models.hasSimulated ? (await models.simulated()).url : undefined;
   const metrics = new GatewayMetrics();
-  // The service logs through the app's logger, which exists only once the app is built.
-  const appRef: { current?: FastifyInstance } = {};
   const checkpointSecret = loadCheckpointSecret({
     dataDir: config.dataDir,
     ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
@@ -85,8 +113,9 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     contextWindow: config.contextWindow,
     checkpointSecret,
     metrics,
-    secrets: models.secrets,
+    secrets: databaseSecret === "" ? models.secrets : [...models.secrets, databaseSecret],
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },
+    runLeaseMs,
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
@@ -162,19 +191,35 @@ async function finishStart({
 }: {
   app: FastifyInstance;
   service: ConversationService;
-  store: SqliteStore;
+  store: GatewayStore;
   models: ModelCatalog;
   simulatedProviderURL: string | undefined;
   config: GatewayConfig;
   wire: CursorWire;
   dual: DualProtocolServer;
 }): Promise<RunningGateway> {
-  const address = await app.listen({ host: config.host, port: config.port });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // Nothing stays open when the gateway cannot listen (the simulated provider, the store).
+    await app.close().catch(() => undefined);
+    await models.close();
+    await store.close();
+    throw listenError({
+      error,
+      what: "the gateway",
+      host: config.host,
+      port: config.port,
+      variables: { host: "CURSOR_GATEWAY_HOST", port: "CURSOR_GATEWAY_PORT" },
+    });
+  }
   let closed: Promise<void> | undefined;
   return {
     url: address,
     app,
     service,
+    store,
     models,
     wire,
     ...(simulatedProviderURL === undefined ? {} : { simulatedProviderURL }),

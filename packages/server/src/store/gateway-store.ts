@@ -107,6 +107,13 @@ export type RecordRunInput = {
     }
 );
 
+/** A conversation's blob ids in the client blob ledger (lowercase hex, as the wire names them). */
+export interface ClientBlobsInput {
+  readonly tenant: string;
+  readonly conversationId: string;
+  readonly blobIds: readonly string[];
+}
+
 /**
  * The persistence port of the gateway. Each operation says what it does and is one
  * transaction: a turn's messages are stored all or none, a new epoch replaces the history all or
@@ -139,5 +146,13 @@ export interface GatewayStore {
     leaseMs: number;
   }): Promise<boolean>;
   releaseRun(input: { tenant: string; conversationId: string; runId: string }): Promise<void>;
+  /**
+   * The Cursor wire's ledger of blobs the IDE holds for a conversation: of `blobIds`, those
+   * recorded before. Kept in the store so any gateway process can serve the conversation's next
+   * turn without sending the IDE a blob twice.
+   */
+  acknowledgedClientBlobs(input: ClientBlobsInput): Promise<ReadonlySet<string>>;
+  /** Adds blobs the IDE now holds to the conversation's ledger (recording one twice is a no-op). */
+  recordClientBlobs(input: ClientBlobsInput): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 /**
- * Versioned schema migrations, applied in order inside one transaction each. Never edit a
- * published migration: add the next version.
+ * Versioned schema migrations of the SQLite store, applied in order inside one transaction each.
+ * Never edit a published migration: add the next version, here and in `postgres-migrations.ts`
+ * (the two stores keep the same version numbers for the same schema).
  */
 export interface Migration {
   readonly version: number;
@@ -85,5 +86,18 @@ export const migrations: readonly Migration[] = [
     description:
       "the MCP servers of the latest request context, so every action rebuilds the same tools",
     sql: `ALTER TABLE conversations ADD COLUMN prompt_spec_input TEXT;`,
+  },
+  {
+    version: 3,
+    description:
+      "the Cursor wire's client blob ledger: per conversation, the blobs the IDE already holds",
+    sql: `
+      CREATE TABLE client_blobs (
+        tenant TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        blob_id TEXT NOT NULL,         -- the wire's blob id (lowercase hex)
+        PRIMARY KEY (tenant, conversation_id, blob_id)
+      ) WITHOUT ROWID;
+    `,
   },
 ];
