@@ -1,48 +1,60 @@
-export { createOpenAIResponsesAdapter } from "./responses-adapter.js";
-export type { OpenAIResponsesAdapterOptions } from "./responses-adapter.js";
-export { serializeResponsesRequest } from "./serialize-responses-request.js";
-export type { ResponsesSerializeSettings } from "./serialize-responses-request.js";
-export { convertToResponsesInput } from "./convert-to-responses-input.js";
-export { convertResponsesStream } from "./convert-responses-stream.js";
-export { convertResponsesUsage } from "./convert-responses-usage.js";
-export { mapResponsesFinishReason } from "./map-responses-finish-reason.js";
-export { prepareResponsesTools } from "./responses-prepare-tools.js";
-export type { PreparedResponsesTools } from "./responses-prepare-tools.js";
-export { isStrictCompatibleSchema } from "./responses-strict-schema.js";
+export { createOpenAIResponsesAdapter } from "./openai-responses-adapter.js";
+export type { OpenAIResponsesAdapterOptions } from "./openai-responses-adapter.js";
+export { serializeOpenAIResponsesRequest } from "./serialize-openai-responses-request.js";
+export type { OpenAIResponsesSerializeSettings } from "./serialize-openai-responses-request.js";
+export { convertToOpenAIResponsesInput } from "./convert-to-openai-responses-input.js";
+export { convertOpenAIResponsesStream } from "./convert-openai-responses-stream.js";
+export { convertOpenAIResponsesUsage } from "./convert-openai-responses-usage.js";
+export { mapOpenAIResponsesFinishReason } from "./map-openai-responses-finish-reason.js";
+export { prepareOpenAIResponsesTools } from "./openai-responses-prepare-tools.js";
+export type { PrepareOpenAIResponsesToolsResult } from "./openai-responses-prepare-tools.js";
+export { isStrictCompatibleSchema } from "./openai-responses-strict-schema.js";
 export {
-  responsesPromptCacheKey,
-  responsesPromptCacheOptions,
-  responsesPromptCacheRetention,
-} from "./responses-cache-hints.js";
-export type { PromptCacheOptions, PromptCacheRetention } from "./responses-cache-hints.js";
-export { maxResponsesCallIdLength, toResponsesCallId } from "./responses-call-id.js";
-export { createResponsesReplayState, readResponsesReplayState } from "./responses-replay-state.js";
-export type { ReadReplayStateResult, ResponsesReplayItem } from "./responses-replay-state.js";
-export {
-  classifyResponsesStreamError,
-  responsesErrorRules,
-  toResponsesError,
-} from "./responses-errors.js";
-export { responsesProviderId } from "./responses-provider-id.js";
+  openAIResponsesPromptCacheKey,
+  toOpenAIResponsesWirePromptCacheOptions,
+  toOpenAIResponsesWirePromptCacheRetention,
+} from "./openai-responses-cache-hints.js";
 export type {
-  ResponsesAllowedToolsChoice,
-  ResponsesAssistantMessageItem,
-  ResponsesBody,
-  ResponsesFunctionCallItem,
-  ResponsesFunctionCallOutputItem,
-  ResponsesFunctionTool,
-  ResponsesInputContentPart,
-  ResponsesInputImage,
-  ResponsesInputItem,
-  ResponsesInputText,
-  ResponsesMessagePhase,
-  ResponsesPromptCacheOptions,
-  ResponsesPromptCacheRetention,
-  ResponsesReasoningConfig,
-  ResponsesReasoningEffort,
-  ResponsesReasoningItem,
-  ResponsesReasoningSummary,
-  ResponsesReasoningSummaryText,
-  ResponsesToolChoice,
-  ResponsesUserMessageItem,
-} from "./responses-api.js";
+  OpenAIResponsesPromptCacheOptions,
+  OpenAIResponsesPromptCacheRetention,
+} from "./openai-responses-cache-hints.js";
+export {
+  maxOpenAIResponsesToolCallIdLength,
+  toOpenAIResponsesToolCallId,
+} from "./openai-responses-tool-call-id.js";
+export {
+  createOpenAIResponsesReplayState,
+  readOpenAIResponsesReplayState,
+} from "./openai-responses-replay-state.js";
+export type {
+  ReadOpenAIResponsesReplayStateResult,
+  OpenAIResponsesReplayItem,
+} from "./openai-responses-replay-state.js";
+export {
+  classifyOpenAIResponsesStreamError,
+  openAIResponsesErrorRules,
+  toOpenAIResponsesProviderError,
+} from "./openai-responses-errors.js";
+export { openAIResponsesProviderId } from "./openai-responses-provider-id.js";
+export type {
+  OpenAIResponsesAllowedToolsChoice,
+  OpenAIResponsesAssistantMessageItem,
+  OpenAIResponsesBody,
+  OpenAIResponsesFunctionCallItem,
+  OpenAIResponsesFunctionCallOutputItem,
+  OpenAIResponsesFunctionTool,
+  OpenAIResponsesInputContentPart,
+  OpenAIResponsesInputImage,
+  OpenAIResponsesInputItem,
+  OpenAIResponsesInputText,
+  OpenAIResponsesMessagePhase,
+  OpenAIResponsesWirePromptCacheOptions,
+  OpenAIResponsesWirePromptCacheRetention,
+  OpenAIResponsesReasoningConfig,
+  OpenAIResponsesReasoningEffort,
+  OpenAIResponsesReasoningItem,
+  OpenAIResponsesReasoningSummary,
+  OpenAIResponsesReasoningSummaryText,
+  OpenAIResponsesToolChoice,
+  OpenAIResponsesUserMessageItem,
+} from "./openai-responses-api.js";
