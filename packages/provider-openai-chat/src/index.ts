@@ -15,33 +15,33 @@ export type {
   OpenAIChatPromptCacheRetention,
 } from "./openai-chat-cache-hints.js";
 export { toOpenAIChatToolCallId } from "./openai-chat-tool-call-id.js";
-export { toOpenAIChatProviderEvents } from "./openai-chat-stream-events.js";
+export { convertOpenAIChatStream } from "./convert-openai-chat-stream.js";
 export { convertOpenAIChatUsage } from "./convert-openai-chat-usage.js";
 export { mapOpenAIChatFinishReason } from "./map-openai-chat-finish-reason.js";
-export { classifyOpenAIChatError, openAIChatErrorRules } from "./openai-chat-errors.js";
+export { toOpenAIChatProviderError, openAIChatErrorRules } from "./openai-chat-errors.js";
 export {
-  chatChunkSchema,
+  openAIChatChunkSchema,
   openAIChatProviderId,
   openAIChatReplaySchema,
 } from "./openai-chat-api.js";
 export type {
-  ChatAllowedToolsChoice,
-  ChatAssistantMessage,
-  ChatBody,
-  ChatChunk,
-  ChatDeveloperMessage,
-  ChatFunctionTool,
-  ChatImagePart,
-  ChatMessage,
-  ChatPromptCacheOptions,
-  ChatPromptCacheRetention,
-  ChatSystemMessage,
-  ChatTextPart,
-  ChatToolCall,
-  ChatToolChoice,
-  ChatToolMessage,
-  ChatUsage,
-  ChatUserContentPart,
-  ChatUserMessage,
+  OpenAIChatAllowedToolsChoice,
+  OpenAIChatAssistantMessage,
+  OpenAIChatBody,
+  OpenAIChatChunk,
+  OpenAIChatDeveloperMessage,
+  OpenAIChatFunctionTool,
+  OpenAIChatImagePart,
+  OpenAIChatMessage,
+  OpenAIChatWirePromptCacheOptions,
+  OpenAIChatWirePromptCacheRetention,
+  OpenAIChatSystemMessage,
+  OpenAIChatTextPart,
+  OpenAIChatToolCall,
+  OpenAIChatToolChoice,
+  OpenAIChatToolMessage,
+  OpenAIChatUsage,
+  OpenAIChatUserContentPart,
+  OpenAIChatUserMessage,
   OpenAIChatReplay,
 } from "./openai-chat-api.js";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ProviderEvent } from "@cursor/run";
 import { NetworkError, ProviderServerError, RefusalError, sha256Hex } from "@cursor/run";
 import { chunk, parallelToolCallChunks, usageChunk } from "./__fixtures__/chunks.js";
-import { toOpenAIChatProviderEvents } from "./openai-chat-stream-events.js";
+import { convertOpenAIChatStream } from "./convert-openai-chat-stream.js";
 
 async function* from(chunks: readonly unknown[]): AsyncGenerator<unknown> {
   for (const item of chunks) yield item;
@@ -10,7 +10,7 @@ async function* from(chunks: readonly unknown[]): AsyncGenerator<unknown> {
 
 async function collect(chunks: readonly unknown[]): Promise<ProviderEvent[]> {
   const events: ProviderEvent[] = [];
-  for await (const event of toOpenAIChatProviderEvents({
+  for await (const event of convertOpenAIChatStream({
     chunks: from(chunks),
     providerId: "openai-chat",
   })) {
@@ -21,7 +21,7 @@ async function collect(chunks: readonly unknown[]): Promise<ProviderEvent[]> {
 
 const zeroUsage = { inputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 0 };
 
-describe("toOpenAIChatProviderEvents", () => {
+describe("convertOpenAIChatStream", () => {
   it("streams text deltas, then usage and the finish reason", async () => {
     expect(
       await collect([
@@ -138,7 +138,7 @@ describe("toOpenAIChatProviderEvents", () => {
   it("throws NetworkError when the stream ends before a finish reason", async () => {
     const events: ProviderEvent[] = [];
     const run = async () => {
-      for await (const event of toOpenAIChatProviderEvents({
+      for await (const event of convertOpenAIChatStream({
         chunks: from([chunk({ content: "Half an ans" })]),
         providerId: "openai-chat",
       })) {

@@ -1,7 +1,11 @@
 import type { ProviderEvent } from "@cursor/run";
 import { NetworkError, ProviderServerError, RefusalError, sha256Hex } from "@cursor/run";
-import type { ChatChunk, ChatToolCallDelta, ChatUsage } from "./openai-chat-api.js";
-import { chatChunkSchema } from "./openai-chat-api.js";
+import type {
+  OpenAIChatChunk,
+  OpenAIChatToolCallDelta,
+  OpenAIChatUsage,
+} from "./openai-chat-api.js";
+import { openAIChatChunkSchema } from "./openai-chat-api.js";
 import { convertOpenAIChatUsage } from "./convert-openai-chat-usage.js";
 import { mapOpenAIChatFinishReason } from "./map-openai-chat-finish-reason.js";
 import { readOpenAIChatDelta } from "./read-openai-chat-delta.js";
@@ -24,7 +28,7 @@ interface PendingToolCall {
  * ends early), so it throws `NetworkError`. A refusal throws `RefusalError` with the refusal
  * text: the canonical history has no refusal message, and retrying would not help.
  */
-export async function* toOpenAIChatProviderEvents({
+export async function* convertOpenAIChatStream({
   chunks,
   providerId,
 }: {
@@ -35,7 +39,7 @@ export async function* toOpenAIChatProviderEvents({
   let reasoningContent = "";
   let refusal = "";
   let finishReason: string | undefined;
-  let usage: ChatUsage | undefined;
+  let usage: OpenAIChatUsage | undefined;
   let responseId: string | undefined;
   const warned = new Set<string>();
 
@@ -100,8 +104,8 @@ export async function* toOpenAIChatProviderEvents({
   yield { type: "finish", reason: mapOpenAIChatFinishReason(finishReason) };
 }
 
-function parseChunk(raw: unknown, providerId: string): ChatChunk {
-  const parsed = chatChunkSchema.safeParse(raw);
+function parseChunk(raw: unknown, providerId: string): OpenAIChatChunk {
+  const parsed = openAIChatChunkSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   throw new ProviderServerError({
     providerId,
@@ -116,7 +120,10 @@ function parseChunk(raw: unknown, providerId: string): ChatChunk {
  * other delta continues the latest one. Id and name are taken once (servers that repeat them on
  * every delta must not get them doubled); arguments are concatenated as sent.
  */
-function accumulateToolCall(calls: Map<number, PendingToolCall>, delta: ChatToolCallDelta): void {
+function accumulateToolCall(
+  calls: Map<number, PendingToolCall>,
+  delta: OpenAIChatToolCallDelta,
+): void {
   const latest = [...calls.values()].at(-1);
   let wireIndex = delta.index ?? undefined;
   if (wireIndex === undefined) {
