@@ -5,7 +5,7 @@ import type {
   ProviderFailureDetails,
   UnwrappedProviderError,
 } from "@cursor/run";
-import { anthropicProviderId } from "./anthropic-replay.js";
+import { anthropicProviderId } from "./anthropic-replay-state.js";
 
 /**
  * How the API words a prompt that does not fit the context window (400

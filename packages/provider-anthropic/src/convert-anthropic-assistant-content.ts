@@ -1,6 +1,6 @@
 import type { ModelAssistantMessage, Warning } from "@cursor/run";
 import type { AnthropicAssistantBlock } from "./anthropic-api.js";
-import { readAnthropicReplayBlocks } from "./anthropic-replay.js";
+import { readAnthropicReplayBlocks } from "./anthropic-replay-state.js";
 import { isSendableText } from "./anthropic-sendable-text.js";
 import { toAnthropicToolCallId } from "./anthropic-tool-call-id.js";
 import { parseAnthropicToolInput } from "./parse-anthropic-tool-input.js";

@@ -35,13 +35,13 @@ export {
   anthropicReplayStateSchema,
   readAnthropicReplayBlocks,
   toAnthropicReplayState,
-} from "./anthropic-replay.js";
-export type { AnthropicReplayBlock, AnthropicReplayState } from "./anthropic-replay.js";
-export { normalizeAnthropicStream } from "./anthropic-stream.js";
+} from "./anthropic-replay-state.js";
+export type { AnthropicReplayBlock, AnthropicReplayState } from "./anthropic-replay-state.js";
+export { convertAnthropicStream } from "./convert-anthropic-stream.js";
 export { toAnthropicToolCallId } from "./anthropic-tool-call-id.js";
 export { convertAnthropicUsage } from "./convert-anthropic-usage.js";
-export { convertToAnthropicMessages } from "./convert-to-anthropic-messages.js";
+export { convertToAnthropicInput } from "./convert-to-anthropic-input.js";
 export { mapAnthropicFinishReason } from "./map-anthropic-finish-reason.js";
 export { serializeAnthropicRequest } from "./serialize-anthropic-request.js";
-export type { AnthropicSerializeOptions } from "./serialize-anthropic-request.js";
+export type { AnthropicSerializeSettings } from "./serialize-anthropic-request.js";
 export const packageName = "@cursor/provider-anthropic";

@@ -16,7 +16,7 @@ import { convertAnthropicUserContent } from "./convert-anthropic-user-content.js
  *
  * Pure: builds new objects only and never touches the (frozen) request.
  */
-export function convertToAnthropicMessages(messages: readonly ModelMessage[]): {
+export function convertToAnthropicInput(messages: readonly ModelMessage[]): {
   messages: AnthropicMessage[];
   warnings: Warning[];
   /** For each wire assistant message (by index), the path of the request message it renders. */

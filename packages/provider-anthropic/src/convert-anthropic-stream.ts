@@ -18,8 +18,8 @@ import {
   toolUseBlockStartSchema,
 } from "./anthropic-api.js";
 import type { AnthropicUsage } from "./anthropic-api.js";
-import { anthropicProviderId, toAnthropicReplayState } from "./anthropic-replay.js";
-import type { AnthropicReplayBlock } from "./anthropic-replay.js";
+import { anthropicProviderId, toAnthropicReplayState } from "./anthropic-replay-state.js";
+import type { AnthropicReplayBlock } from "./anthropic-replay-state.js";
 import { convertAnthropicUsage, mergeAnthropicUsage } from "./convert-anthropic-usage.js";
 import { mapAnthropicFinishReason } from "./map-anthropic-finish-reason.js";
 
@@ -99,7 +99,7 @@ function openBlock(contentBlock: { type: string }, nextToolIndex: number): OpenB
  * are none), one `usage` event and the `finish`. A `refusal` stop reason throws `RefusalError`
  * after the usage event. A stream that ends before `message_stop` was cut: `NetworkError`.
  */
-export async function* normalizeAnthropicStream(
+export async function* convertAnthropicStream(
   events: AsyncIterable<unknown>,
 ): AsyncGenerator<ProviderEvent> {
   const blocks = new Map<number, OpenBlock>();

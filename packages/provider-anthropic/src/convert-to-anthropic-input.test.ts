@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { JsonValue, ModelAssistantMessage, ModelMessage, ModelToolMessage } from "@cursor/run";
 import type { AnthropicContentBlock } from "./anthropic-api.js";
-import { convertToAnthropicMessages } from "./convert-to-anthropic-messages.js";
+import { convertToAnthropicInput } from "./convert-to-anthropic-input.js";
 
 const userText = (
   id: string,
@@ -31,9 +31,9 @@ const toolResult = (callId: string, content: string): ModelToolMessage => ({
   isError: false,
 });
 
-describe("convertToAnthropicMessages", () => {
+describe("convertToAnthropicInput", () => {
   it("merges consecutive user-side messages into one user message, in canonical order", () => {
-    const { messages, warnings } = convertToAnthropicMessages([
+    const { messages, warnings } = convertToAnthropicInput([
       userText("summary:0", "summary", "summary"),
       userText("request-context:c", "request-context", "context"),
       userText("runtime:r", "runtime", "query"),
@@ -52,7 +52,7 @@ describe("convertToAnthropicMessages", () => {
   });
 
   it("alternates roles, with tool results first in the user message after their calls", () => {
-    const { messages } = convertToAnthropicMessages([
+    const { messages } = convertToAnthropicInput([
       userText("runtime:r", "runtime", "query"),
       assistant({
         toolCalls: [
@@ -100,10 +100,10 @@ describe("convertToAnthropicMessages", () => {
       assistant({ toolCalls: [{ index: 0, callId: "c1", name: "read_file", arguments: "{}" }] }),
       toolResult("c1", "one"),
     ];
-    const before = convertToAnthropicMessages(base).messages.flatMap(
+    const before = convertToAnthropicInput(base).messages.flatMap(
       (m): AnthropicContentBlock[] => m.content,
     );
-    const after = convertToAnthropicMessages([
+    const after = convertToAnthropicInput([
       ...base,
       userText("runtime:bg", "runtime", "background done"),
     ]).messages.flatMap((m): AnthropicContentBlock[] => m.content);
@@ -112,7 +112,7 @@ describe("convertToAnthropicMessages", () => {
   });
 
   it("drops an assistant message with no content and merges the user messages around it", () => {
-    const { messages, warnings } = convertToAnthropicMessages([
+    const { messages, warnings } = convertToAnthropicInput([
       userText("runtime:r", "runtime", "query"),
       assistant({ reasoning: "thought elsewhere", replay: { "openai-responses": { id: "rs_1" } } }),
       userText("tail", "tail", "Continue."),
@@ -132,7 +132,7 @@ describe("convertToAnthropicMessages", () => {
   });
 
   it("skips user messages that have no sendable content", () => {
-    const { messages, warnings } = convertToAnthropicMessages([
+    const { messages, warnings } = convertToAnthropicInput([
       userText("runtime:r", "runtime", ""),
       userText("user:u", "user", "hello"),
     ]);
@@ -162,7 +162,7 @@ describe("convertToAnthropicMessages", () => {
       // Whitespace-only text is never sent, so this is thinking-only on the wire too.
       thinkingOnly([{ type: "thinking", thinking: "half a plan", signature: "sig" }], "\n"),
     ]) {
-      const { messages, warnings } = convertToAnthropicMessages([
+      const { messages, warnings } = convertToAnthropicInput([
         userText("runtime:r", "runtime", "query"),
         message,
         userText("runtime:r2", "runtime", "and now?"),
@@ -188,7 +188,7 @@ describe("convertToAnthropicMessages", () => {
   });
 
   it("keeps a thinking reply that has text or a tool call after the thinking", () => {
-    const { messages, warnings } = convertToAnthropicMessages([
+    const { messages, warnings } = convertToAnthropicInput([
       userText("runtime:r", "runtime", "query"),
       assistant({
         text: "partial answ",
@@ -210,7 +210,7 @@ describe("convertToAnthropicMessages", () => {
   });
 
   it("merges consecutive assistant messages into one, as the API would", () => {
-    const { messages, warnings } = convertToAnthropicMessages([
+    const { messages, warnings } = convertToAnthropicInput([
       userText("runtime:r", "runtime", "query"),
       assistant({ id: "assistant:r:0", text: "First." }),
       assistant({

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { NetworkError, ProviderServerError, RefusalError } from "@cursor/run";
 import type { ProviderEvent } from "@cursor/run";
 import { toolRoundEvents } from "./__fixtures__/anthropic-stream-events.js";
-import { normalizeAnthropicStream } from "./anthropic-stream.js";
+import { convertAnthropicStream } from "./convert-anthropic-stream.js";
 
 async function* fromArray(events: readonly unknown[]): AsyncGenerator<unknown> {
   for (const event of events) yield event;
@@ -10,7 +10,7 @@ async function* fromArray(events: readonly unknown[]): AsyncGenerator<unknown> {
 
 async function collect(events: readonly unknown[]): Promise<ProviderEvent[]> {
   const out: ProviderEvent[] = [];
-  for await (const event of normalizeAnthropicStream(fromArray(events))) out.push(event);
+  for await (const event of convertAnthropicStream(fromArray(events))) out.push(event);
   return out;
 }
 
@@ -19,7 +19,7 @@ async function collectUntilError(
 ): Promise<{ events: ProviderEvent[]; error: unknown }> {
   const out: ProviderEvent[] = [];
   try {
-    for await (const event of normalizeAnthropicStream(fromArray(events))) out.push(event);
+    for await (const event of convertAnthropicStream(fromArray(events))) out.push(event);
   } catch (error) {
     return { events: out, error };
   }
@@ -35,7 +35,7 @@ const textAnswer = (stopReason: string, usage: object = { output_tokens: 5 }) =>
   { type: "message_stop" },
 ];
 
-describe("normalizeAnthropicStream", () => {
+describe("convertAnthropicStream", () => {
   it("normalises thinking, text, parallel tool calls, replay state and usage", async () => {
     expect(await collect(toolRoundEvents)).toEqual([
       { type: "reasoning-delta", text: "Look at " },
