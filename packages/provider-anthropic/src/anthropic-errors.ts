@@ -36,7 +36,7 @@ function unwrapAnthropicError(error: unknown): UnwrappedProviderError | undefine
 }
 
 /** What this provider adds to `@cursor/run`'s one classification of provider failures. */
-export const anthropicErrorRules: ProviderErrorRules = {
+const anthropicErrorRules: ProviderErrorRules = {
   providerId: anthropicProviderId,
   overflowPattern: contextOverflowPattern,
   unwrap: unwrapAnthropicError,

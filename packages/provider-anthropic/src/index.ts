@@ -1,3 +1,3 @@
-export { createAnthropicAdapter } from "./anthropic-adapter.js";
+export { createAnthropicAdapter, defaultAnthropicMaxTokens } from "./anthropic-adapter.js";
 export type { AnthropicAdapterOptions } from "./anthropic-adapter.js";
 export type { AnthropicBody, AnthropicCacheTtl } from "./anthropic-api.js";

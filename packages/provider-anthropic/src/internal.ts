@@ -4,7 +4,6 @@
  * types), for this repository's tests, benchmarks and tools. Not a stable API: it may change in
  * any release. Applications use the root entry (`createAnthropicAdapter`).
  */
-export { defaultAnthropicMaxTokens } from "./anthropic-adapter.js";
 export { anthropicImageMediaTypes } from "./anthropic-api.js";
 export type {
   AnthropicAssistantBlock,
