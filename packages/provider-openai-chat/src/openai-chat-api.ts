@@ -107,7 +107,7 @@ export interface OpenAIChatBody {
 // Loose objects and nullish fields throughout: OpenAI-compatible servers add, omit and null out
 // fields freely, and none of that may break a stream.
 
-export const openAIChatToolCallDeltaSchema = z.looseObject({
+const openAIChatToolCallDeltaSchema = z.looseObject({
   index: z.number().int().min(0).nullish(),
   id: z.string().nullish(),
   type: z.string().nullish(),
@@ -124,7 +124,7 @@ export const openAIChatToolCallDeltaSchema = z.looseObject({
  * servers (strings, part lists); they are read by `readOpenAIChatDelta`, never validated here,
  * so no shape can fail the stream.
  */
-export const openAIChatDeltaSchema = z.looseObject({
+const openAIChatDeltaSchema = z.looseObject({
   role: z.string().nullish(),
   content: z.unknown().optional(),
   reasoning_content: z.unknown().optional(),
@@ -134,13 +134,13 @@ export const openAIChatDeltaSchema = z.looseObject({
   tool_calls: z.array(openAIChatToolCallDeltaSchema).nullish(),
 });
 
-export const openAIChatChoiceSchema = z.looseObject({
+const openAIChatChoiceSchema = z.looseObject({
   index: z.number().int().nullish(),
   delta: openAIChatDeltaSchema.nullish(),
   finish_reason: z.string().nullish(),
 });
 
-export const openAIChatUsageSchema = z.looseObject({
+const openAIChatUsageSchema = z.looseObject({
   prompt_tokens: z.number().nullish(),
   completion_tokens: z.number().nullish(),
   prompt_tokens_details: z
