@@ -143,7 +143,7 @@ export interface OpenAIResponsesBody {
 
 const countSchema = z.number().int().nonnegative().nullish();
 
-export const openAIResponsesUsageSchema = z.object({
+const openAIResponsesUsageSchema = z.object({
   input_tokens: countSchema,
   input_tokens_details: z
     .object({ cached_tokens: countSchema, cache_write_tokens: countSchema })
@@ -158,9 +158,8 @@ export const openAIResponsesErrorBodySchema = z.object({
   type: z.string().nullish(),
   param: z.string().nullish(),
 });
-export type OpenAIResponsesErrorBody = z.infer<typeof openAIResponsesErrorBodySchema>;
 
-export const openAIResponsesReasoningItemSchema = z.object({
+const openAIResponsesReasoningItemSchema = z.object({
   type: z.literal("reasoning"),
   id: z.string(),
   summary: z.array(z.object({ type: z.literal("summary_text"), text: z.string() })),
@@ -191,7 +190,7 @@ const messageOutputSchema = z.object({
 });
 
 /** Output items this package reads; any other item type is ignored. */
-export const openAIResponsesOutputItemSchema = z.union([
+const openAIResponsesOutputItemSchema = z.union([
   functionCallOutputSchema,
   openAIResponsesReasoningItemSchema,
   messageOutputSchema,
