@@ -1,6 +1,7 @@
 // Chunk fixtures of OpenAI-compatible servers (each reasoning shape, a quota error inside the
 // stream, cache-write usage), served verbatim by the @cursor/testkit fake provider over real
 // HTTP and read by the adapter through the official SDK.
+import { retryDelayMs } from "@cursor/run/internal";
 import type { ModelRequest, ProviderEvent } from "@cursor/run";
 import {
   QuotaExceededError,
@@ -8,7 +9,6 @@ import {
   createRuntimeMessage,
   defaultRetryPolicy,
   describeLoopError,
-  retryDelayMs,
   toModelRequest,
 } from "@cursor/run";
 import type { CanonicalMessage, JsonValue } from "@cursor/run";

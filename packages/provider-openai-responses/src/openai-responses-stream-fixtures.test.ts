@@ -2,6 +2,7 @@
 // the @cursor/testkit fake provider over real HTTP and read by the adapter through the official
 // SDK — and the native fake replies for the turns after them, whose reasoning the fake signs and
 // verifies, so replayed items are checked like the real API checks them.
+import { retryDelayMs } from "@cursor/run/internal";
 import type { JsonValue, ModelRequest, ProviderEvent, ToolCall } from "@cursor/run";
 import {
   HistoryLog,
@@ -12,7 +13,6 @@ import {
   createToolResultMessage,
   defaultRetryPolicy,
   describeLoopError,
-  retryDelayMs,
   toModelRequest,
 } from "@cursor/run";
 import { startFakeProvider } from "@cursor/testkit";
