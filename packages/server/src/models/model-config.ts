@@ -1,24 +1,8 @@
-export const providerNames = ["openai-responses", "openai-chat", "anthropic", "simulated"] as const;
-export type ProviderName = (typeof providerNames)[number];
+import type { ModelEffort, ProviderName } from "./model-kinds.js";
+import type { ProviderOptions } from "./provider-options.js";
 
-/** Reasoning effort of a model entry, mapped to each provider package's own setting. */
-export const modelEfforts = ["none", "minimal", "low", "medium", "high", "xhigh"] as const;
-export type ModelEffort = (typeof modelEfforts)[number];
-
-/** Provider settings of a model entry beyond key, endpoint and effort (each provider's own). */
-export interface ProviderOptions {
-  /** OpenAI Responses and Chat: `prompt_cache_retention` (models before GPT-5.6). */
-  readonly promptCacheRetention?: "in-memory" | "24h";
-  /** OpenAI Responses and Chat: `prompt_cache_options` (GPT-5.6 and later). */
-  readonly promptCacheOptions?: {
-    readonly mode?: "implicit" | "explicit";
-    readonly ttl?: "30m";
-  };
-  /** Anthropic: TTL of the cache markers on the tools and the system prompt. */
-  readonly stablePrefixCacheTtl?: "5m" | "1h";
-  /** Anthropic: extended thinking on or off; its budget comes from the entry's `effort`. */
-  readonly thinking?: boolean;
-}
+export { modelEfforts, providerNames } from "./model-kinds.js";
+export type { ModelEffort, ProviderName } from "./model-kinds.js";
 
 /** One configured BYOK model (an entry of the models file, or the single-provider variables). */
 export interface ModelConfig extends ProviderOptions {

@@ -1,8 +1,21 @@
 import { z } from "zod";
-import { modelEfforts } from "./model-config.js";
-import type { ModelEffort, ProviderName, ProviderOptions } from "./model-config.js";
+import { modelEfforts } from "./model-kinds.js";
+import type { ModelEffort, ProviderName } from "./model-kinds.js";
 
-export type { ProviderOptions };
+/** Provider settings of a model entry beyond key, endpoint and effort (each provider's own). */
+export interface ProviderOptions {
+  /** OpenAI Responses and Chat: `prompt_cache_retention` (models before GPT-5.6). */
+  readonly promptCacheRetention?: "in-memory" | "24h";
+  /** OpenAI Responses and Chat: `prompt_cache_options` (GPT-5.6 and later). */
+  readonly promptCacheOptions?: {
+    readonly mode?: "implicit" | "explicit";
+    readonly ttl?: "30m";
+  };
+  /** Anthropic: TTL of the cache markers on the tools and the system prompt. */
+  readonly stablePrefixCacheTtl?: "5m" | "1h";
+  /** Anthropic: extended thinking on or off; its budget comes from the entry's `effort`. */
+  readonly thinking?: boolean;
+}
 
 /** The models file's fields for them (cursor-wire.md "Models", plus these optional ones). */
 export const providerOptionsShape = {
