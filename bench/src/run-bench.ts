@@ -25,7 +25,7 @@ import { measureWireAtHistory } from "./wire/wire-overhead.js";
 import { measureWirePrefixEfficiency } from "./wire/wire-prefix-efficiency.js";
 
 /** The providers whose cache simulation part 1 runs: OpenAI's (Responses) and Anthropic's. */
-export const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
+const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
 
 export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "stores" | "wire";
 export const benchParts: readonly BenchPart[] = [

@@ -13,5 +13,3 @@ export const median = (values: readonly number[]): number => quantile(values, 0.
 export function mean(values: readonly number[]): number {
   return values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
 }
-
-export const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);

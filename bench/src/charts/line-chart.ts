@@ -8,7 +8,7 @@ import {
   textElement,
 } from "./svg.js";
 
-export interface LineSeries {
+interface LineSeries {
   readonly label: string;
   /** y per x of `LineChartInput.x` (null: no point). */
   readonly values: readonly (number | null)[];

@@ -15,7 +15,7 @@ export const benchCheckpointSecret = "bench-checkpoint-secret-0123456789abcdef";
 /** A context window no benchmark history reaches (measurements without compaction). */
 export const unlimitedContextWindow = 1_000_000_000;
 /** The model the Anthropic runs name (OpenAI runs use the gateway's default, gpt-5). */
-export const benchAnthropicModel = "claude-sonnet-4-6";
+const benchAnthropicModel = "claude-sonnet-4-6";
 
 export interface GatewayHarnessOptions {
   readonly provider: BenchProvider;

@@ -6,7 +6,7 @@ import type { AgentSession } from "@cursor/testkit";
  * Rough token count of everything a session adds to the history (actions and replies; retries
  * and duplicate deliveries add nothing). Only used to size the context window.
  */
-export function estimateSessionTokens(session: AgentSession): number {
+function estimateSessionTokens(session: AgentSession): number {
   let tokens = 0;
   for (const event of session.events) {
     if (event.type === "restart" || event.type === "retry") continue;

@@ -17,7 +17,7 @@ export const storeSetupLabels: Record<StoreSetup, string> = {
   "postgresql-2": "PostgreSQL, 2 processes (every turn on the other one)",
 };
 
-export interface StoreRow {
+interface StoreRow {
   readonly setup: StoreSetup;
   readonly processes: number;
   /** Measured `POST /v1/runs` (one provider call each). */
@@ -58,7 +58,7 @@ export function benchDatabaseURL(
   return url === undefined || url === "" ? undefined : url;
 }
 
-export const noDatabaseReason =
+const noDatabaseReason =
   'no PostgreSQL server: set CURSOR_GATEWAY_BENCH_DATABASE_URL (or CURSOR_GATEWAY_TEST_DATABASE_URL; `eval "$(scripts/start-test-postgres.sh)"` starts a throwaway one) to measure it';
 
 /** A user turn with a small request context: the same load on every set-up. */

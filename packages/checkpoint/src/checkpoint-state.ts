@@ -26,7 +26,7 @@ export const checkpointTurnSchema = z.strictObject({
 });
 
 /** Everything of a state except its two growing lists; small, validated on every call. */
-export const checkpointMetadataShape = {
+const checkpointMetadataShape = {
   formatVersion: z.literal(checkpointFormatVersion),
   conversationId: checkpointIdSchema,
   epoch: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),

@@ -16,7 +16,7 @@ export const tokenSegmentSize = 32;
 
 const countSchema = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-export const tokenSegmentEntrySchema = z.tuple([
+const tokenSegmentEntrySchema = z.tuple([
   z.enum(["m", "t"]),
   z.number().int().min(1).max(tokenSegmentSize),
   countSchema,
@@ -36,4 +36,3 @@ export const tokenHeaderSchema = z.strictObject({
 });
 
 export type TokenHeader = z.infer<typeof tokenHeaderSchema>;
-export type TokenSegmentEntry = z.infer<typeof tokenSegmentEntrySchema>;

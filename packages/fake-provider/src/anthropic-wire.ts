@@ -19,7 +19,7 @@ const messageSchema = z.looseObject({
   role: z.enum(["user", "assistant"]),
   content: z.union([z.string(), z.array(blockSchema)]),
 });
-export const anthropicRequestSchema = z.looseObject({
+const anthropicRequestSchema = z.looseObject({
   model: z.string().min(1),
   max_tokens: z.number().int().min(1),
   messages: z.array(messageSchema),
@@ -34,7 +34,7 @@ type AnthropicMessage = z.infer<typeof messageSchema>;
 /** `POST /v1/messages/count_tokens`: a Messages body without `max_tokens`. */
 export const anthropicCountTokensSchema = anthropicRequestSchema.omit({ max_tokens: true });
 
-export const anthropicMaxCacheMarkers = 4;
+const anthropicMaxCacheMarkers = 4;
 
 /** A message as a thinking signature sees it: role and content, markers removed. */
 function signedView(message: AnthropicMessage): unknown {

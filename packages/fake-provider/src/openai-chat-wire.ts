@@ -24,7 +24,7 @@ const messageSchema = z.looseObject({
   tool_calls: z.array(toolCallSchema).nullable().optional(),
   tool_call_id: z.string().optional(),
 });
-export const openaiChatRequestSchema = z.looseObject({
+const openaiChatRequestSchema = z.looseObject({
   model: z.string().min(1),
   messages: z.array(messageSchema).min(1),
   tools: z.array(z.looseObject({ type: z.string() })).optional(),

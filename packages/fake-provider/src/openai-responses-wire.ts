@@ -17,7 +17,7 @@ import { openAICacheSettings } from "./openai-cache-settings.js";
 
 // Tolerant of every field the real API accepts; only what the fake relies on is checked.
 const inputItemSchema = z.looseObject({ type: z.string().optional() });
-export const openaiResponsesRequestSchema = z.looseObject({
+const openaiResponsesRequestSchema = z.looseObject({
   model: z.string().min(1),
   input: z.union([z.string(), z.array(inputItemSchema)]).optional(),
   instructions: z.string().nullable().optional(),

@@ -52,7 +52,7 @@ export interface AnswerUsage {
 }
 
 /** Deterministic ids (`resp_…`, `call_…`, …) from a per-server counter. */
-export type IdSource = (prefix: string) => string;
+type IdSource = (prefix: string) => string;
 
 export interface AnswerContext {
   readonly body: JsonRecord;

@@ -10,8 +10,8 @@ import type {
 import type { AnthropicBody, AnthropicCacheTtl } from "./anthropic-api.js";
 import { isValidAnthropicTtlOrder } from "./anthropic-cache-hints.js";
 import { toAnthropicProviderError } from "./anthropic-errors.js";
-import { anthropicProviderId } from "./anthropic-replay.js";
-import { normalizeAnthropicStream } from "./anthropic-stream.js";
+import { anthropicProviderId } from "./anthropic-replay-state.js";
+import { convertAnthropicStream } from "./convert-anthropic-stream.js";
 import { serializeAnthropicRequest } from "./serialize-anthropic-request.js";
 
 export const defaultAnthropicMaxTokens = 8192;
@@ -95,7 +95,7 @@ export function createAnthropicAdapter(
     try {
       if (signal?.aborted === true) throw new RunCancelledError({ cause: signal.reason });
       const events = await client.messages.create(body, signal === undefined ? {} : { signal });
-      yield* normalizeAnthropicStream(events);
+      yield* convertAnthropicStream(events);
     } catch (error) {
       // The SDK ends an aborted stream quietly, which would otherwise read as a cut stream: the
       // classifier checks the signal first.

@@ -121,7 +121,7 @@ export interface AnthropicBody {
 
 const nullableCount = z.number().int().nonnegative().nullish();
 
-export const anthropicUsageSchema = z.object({
+const anthropicUsageSchema = z.object({
   input_tokens: nullableCount,
   output_tokens: nullableCount,
   cache_read_input_tokens: nullableCount,
@@ -194,8 +194,6 @@ export const messageDeltaEventSchema = z.object({
   delta: z.object({ stop_reason: z.string().nullish() }),
   usage: anthropicUsageSchema.nullish(),
 });
-
-export const messageStopEventSchema = z.object({ type: z.literal("message_stop") });
 
 /** Every event has a string `type`; anything else is a malformed stream. */
 export const anthropicStreamEventSchema = z.looseObject({ type: z.string() });

@@ -8,15 +8,15 @@ import { toModelRequest } from "@cursor/run";
 import type { JsonValue } from "@cursor/run";
 import { conformancePromptSpec, conversationArbitrary } from "@cursor/testkit";
 import type { AnthropicBody, AnthropicCacheTtl } from "./anthropic-api.js";
-import { anthropicProviderId } from "./anthropic-replay.js";
+import { anthropicProviderId } from "./anthropic-replay-state.js";
 import { serializeAnthropicRequest } from "./serialize-anthropic-request.js";
-import type { AnthropicSerializeOptions } from "./serialize-anthropic-request.js";
+import type { AnthropicSerializeSettings } from "./serialize-anthropic-request.js";
 import { anthropicBlockRuleViolations } from "./__fixtures__/anthropic-block-rules.js";
 
 const ttlArbitrary = fc.constantFrom<AnthropicCacheTtl | undefined>(undefined, "5m", "1h");
 
 /** Adapter settings; the stable-prefix TTL is never shorter than the history's (validated). */
-const optionsArbitrary: fc.Arbitrary<AnthropicSerializeOptions> = fc
+const optionsArbitrary: fc.Arbitrary<AnthropicSerializeSettings> = fc
   .record({
     maxTokens: fc.constantFrom(1024, 8192),
     thinking: fc.option(fc.constantFrom(1024, 4096, 16_000), { nil: undefined }),

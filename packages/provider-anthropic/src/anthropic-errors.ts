@@ -5,7 +5,7 @@ import type {
   ProviderFailureDetails,
   UnwrappedProviderError,
 } from "@cursor/run";
-import { anthropicProviderId } from "./anthropic-replay.js";
+import { anthropicProviderId } from "./anthropic-replay-state.js";
 
 /**
  * How the API words a prompt that does not fit the context window (400
@@ -36,7 +36,7 @@ function unwrapAnthropicError(error: unknown): UnwrappedProviderError | undefine
 }
 
 /** What this provider adds to `@cursor/run`'s one classification of provider failures. */
-export const anthropicErrorRules: ProviderErrorRules = {
+const anthropicErrorRules: ProviderErrorRules = {
   providerId: anthropicProviderId,
   overflowPattern: contextOverflowPattern,
   unwrap: unwrapAnthropicError,

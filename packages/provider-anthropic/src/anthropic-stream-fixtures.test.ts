@@ -1,6 +1,7 @@
 // Stream fixtures written from Anthropic's documented event format, served by the @cursor/testkit
 // fake provider over real HTTP and read through the official SDK by the adapter; then the turns
 // after them, so what gets stored from each reply is sent back in a body the (strict) fake takes.
+import { retryDelayMs } from "@cursor/run/internal";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeProvider, stripCacheControl } from "@cursor/testkit";
 import type { FakeProvider, FakeReply } from "@cursor/testkit";
@@ -10,7 +11,6 @@ import {
   createRuntimeMessage,
   createToolResultMessage,
   describeLoopError,
-  retryDelayMs,
   defaultRetryPolicy,
   toModelRequest,
 } from "@cursor/run";

@@ -1,12 +1,12 @@
 import type { ModelAssistantMessage, Warning } from "@cursor/run";
 import type { AnthropicAssistantBlock } from "./anthropic-api.js";
-import { readAnthropicReplayBlocks } from "./anthropic-replay.js";
+import { readAnthropicReplayBlocks } from "./anthropic-replay-state.js";
 import { isSendableText } from "./anthropic-sendable-text.js";
 import { toAnthropicToolCallId } from "./anthropic-tool-call-id.js";
 import { parseAnthropicToolInput } from "./parse-anthropic-tool-input.js";
 
 /** Why a thinking-only message is left out (its own warning, so the cause is clear). */
-export const thinkingOnlyMessage =
+const thinkingOnlyMessage =
   "assistant message holds only thinking (its output ran out while thinking); left out, since the API refuses an assistant message that ends with a thinking block";
 
 /**

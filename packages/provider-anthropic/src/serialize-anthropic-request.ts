@@ -7,9 +7,9 @@ import type {
 } from "./anthropic-api.js";
 import { applyAnthropicCacheHints } from "./anthropic-cache-hints.js";
 import { prepareAnthropicTools } from "./anthropic-prepare-tools.js";
-import { convertToAnthropicMessages } from "./convert-to-anthropic-messages.js";
+import { convertToAnthropicInput } from "./convert-to-anthropic-input.js";
 
-export interface AnthropicSerializeOptions {
+export interface AnthropicSerializeSettings {
   /** `max_tokens` when the request sets no `maxOutputTokens`; the API requires one. */
   readonly maxTokens: number;
   /** TTL of the history markers; the API default (5 minutes) when absent. */
@@ -56,7 +56,7 @@ function outputSettings({
   thinkingOff,
 }: {
   request: ModelRequest;
-  options: AnthropicSerializeOptions;
+  options: AnthropicSerializeSettings;
   thinkingOff: boolean;
 }): { maxTokens: number; thinking?: AnthropicThinkingConfig; warnings: Warning[] } {
   const maxTokens = request.maxOutputTokens ?? options.maxTokens;
@@ -90,10 +90,10 @@ export function serializeAnthropicRequest({
   options,
 }: {
   request: ModelRequest;
-  options: AnthropicSerializeOptions;
+  options: AnthropicSerializeSettings;
 }): SerializedRequest<AnthropicBody> {
   const prepared = prepareAnthropicTools(request);
-  const converted = convertToAnthropicMessages(request.messages);
+  const converted = convertToAnthropicInput(request.messages);
   const thinkingOffAt =
     options.thinking === undefined ? undefined : roundWithoutThinking(converted);
   const output = outputSettings({ request, options, thinkingOff: thinkingOffAt !== undefined });

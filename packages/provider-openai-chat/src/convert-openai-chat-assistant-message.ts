@@ -1,5 +1,5 @@
 import type { ModelAssistantMessage, Warning } from "@cursor/run";
-import type { ChatAssistantMessage, ChatToolCall } from "./openai-chat-api.js";
+import type { OpenAIChatAssistantMessage, OpenAIChatToolCall } from "./openai-chat-api.js";
 import { openAIChatProviderId, openAIChatReplaySchema } from "./openai-chat-api.js";
 import { toOpenAIChatToolCallId } from "./openai-chat-tool-call-id.js";
 
@@ -20,10 +20,10 @@ export function convertOpenAIChatAssistantMessage({
   message,
   path,
   replayReasoningContent,
-}: ConvertAssistantMessageInput): { message: ChatAssistantMessage; warnings: Warning[] } {
+}: ConvertAssistantMessageInput): { message: OpenAIChatAssistantMessage; warnings: Warning[] } {
   const warnings: Warning[] = [];
   const hasToolCalls = message.toolCalls.length > 0;
-  const converted: ChatAssistantMessage = {
+  const converted: OpenAIChatAssistantMessage = {
     role: "assistant",
     content: message.text === "" && hasToolCalls ? null : message.text,
   };
@@ -32,7 +32,7 @@ export function convertOpenAIChatAssistantMessage({
     if (reasoningContent !== undefined) converted.reasoning_content = reasoningContent;
   }
   if (hasToolCalls) {
-    converted.tool_calls = message.toolCalls.map((call): ChatToolCall => ({
+    converted.tool_calls = message.toolCalls.map((call): OpenAIChatToolCall => ({
       id: toOpenAIChatToolCallId(call.callId),
       type: "function",
       function: { name: call.name, arguments: call.arguments },

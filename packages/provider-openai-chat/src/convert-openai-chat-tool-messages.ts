@@ -1,9 +1,9 @@
 import type { ModelToolMessage, Warning } from "@cursor/run";
 import type {
-  ChatMessage,
-  ChatToolMessage,
-  ChatUserContentPart,
-  ChatUserMessage,
+  OpenAIChatMessage,
+  OpenAIChatToolMessage,
+  OpenAIChatUserContentPart,
+  OpenAIChatUserMessage,
 } from "./openai-chat-api.js";
 import { toOpenAIChatToolCallId } from "./openai-chat-tool-call-id.js";
 import { toChatImagePart } from "./convert-openai-chat-user-message.js";
@@ -23,15 +23,15 @@ export interface IndexedToolMessage {
  * is complete, so this message sits at the same place on every later turn (prefix-stable).
  */
 export function convertOpenAIChatToolMessages(round: readonly IndexedToolMessage[]): {
-  messages: ChatMessage[];
+  messages: OpenAIChatMessage[];
   warnings: Warning[];
 } {
-  const messages: ChatMessage[] = [];
+  const messages: OpenAIChatMessage[] = [];
   const warnings: Warning[] = [];
-  const imageParts: ChatUserContentPart[] = [];
+  const imageParts: OpenAIChatUserContentPart[] = [];
   for (const { message, index } of round) {
     const toolCallId = toOpenAIChatToolCallId(message.callId);
-    const toolMessage: ChatToolMessage = {
+    const toolMessage: OpenAIChatToolMessage = {
       role: "tool",
       tool_call_id: toolCallId,
       content: message.content,
@@ -49,7 +49,7 @@ export function convertOpenAIChatToolMessages(round: readonly IndexedToolMessage
     });
   }
   if (imageParts.length > 0) {
-    const imageMessage: ChatUserMessage = { role: "user", content: imageParts };
+    const imageMessage: OpenAIChatUserMessage = { role: "user", content: imageParts };
     messages.push(imageMessage);
   }
   return { messages, warnings };

@@ -1,5 +1,5 @@
 import type { Usage } from "@cursor/run";
-import type { ChatUsage } from "./openai-chat-api.js";
+import type { OpenAIChatUsage } from "./openai-chat-api.js";
 
 /**
  * Chat usage → canonical usage. OpenAI reports cached (and, on newer models, cache-write) tokens
@@ -7,7 +7,7 @@ import type { ChatUsage } from "./openai-chat-api.js";
  * `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens` instead. Whatever a server leaves out
  * counts as zero, never as an error.
  */
-export function convertOpenAIChatUsage(usage: ChatUsage | null | undefined): Usage {
+export function convertOpenAIChatUsage(usage: OpenAIChatUsage | null | undefined): Usage {
   const hit = usage?.prompt_cache_hit_tokens ?? undefined;
   const miss = usage?.prompt_cache_miss_tokens ?? undefined;
   const details = usage?.prompt_tokens_details ?? undefined;

@@ -1,13 +1,17 @@
 import type { ContentPart, ImagePart, ModelUserMessage } from "@cursor/run";
 import { InvalidHistoryError } from "@cursor/run";
-import type { ChatImagePart, ChatUserContentPart, ChatUserMessage } from "./openai-chat-api.js";
+import type {
+  OpenAIChatImagePart,
+  OpenAIChatUserContentPart,
+  OpenAIChatUserMessage,
+} from "./openai-chat-api.js";
 
 /** An image as a Chat `image_url` part (a base64 data URL; no `detail`, so the API default). */
-export function toChatImagePart(image: ImagePart): ChatImagePart {
+export function toChatImagePart(image: ImagePart): OpenAIChatImagePart {
   return { type: "image_url", image_url: { url: `data:${image.mimeType};base64,${image.data}` } };
 }
 
-function toChatContentPart(part: ContentPart): ChatUserContentPart {
+function toChatContentPart(part: ContentPart): OpenAIChatUserContentPart {
   switch (part.type) {
     case "text":
       return { type: "text", text: part.text };
@@ -29,7 +33,7 @@ function toChatContentPart(part: ContentPart): ChatUserContentPart {
  * turns. A single text part is sent as a plain string, which every OpenAI-compatible server
  * accepts; anything else as content parts in their original order.
  */
-export function convertOpenAIChatUserMessage(message: ModelUserMessage): ChatUserMessage {
+export function convertOpenAIChatUserMessage(message: ModelUserMessage): OpenAIChatUserMessage {
   const [only] = message.content;
   if (message.content.length === 1 && only?.type === "text") {
     return { role: "user", content: only.text };

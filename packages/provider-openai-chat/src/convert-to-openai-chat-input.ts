@@ -1,6 +1,6 @@
 import type { ModelMessage, Warning } from "@cursor/run";
 import { InvalidHistoryError } from "@cursor/run";
-import type { ChatMessage } from "./openai-chat-api.js";
+import type { OpenAIChatMessage } from "./openai-chat-api.js";
 import { convertOpenAIChatAssistantMessage } from "./convert-openai-chat-assistant-message.js";
 import type { IndexedToolMessage } from "./convert-openai-chat-tool-messages.js";
 import { convertOpenAIChatToolMessages } from "./convert-openai-chat-tool-messages.js";
@@ -25,8 +25,8 @@ export function convertToOpenAIChatInput({
   messages,
   systemRole,
   replayReasoningContent,
-}: ConvertToOpenAIChatInputOptions): { messages: ChatMessage[]; warnings: Warning[] } {
-  const chatMessages: ChatMessage[] = [
+}: ConvertToOpenAIChatInputOptions): { messages: OpenAIChatMessage[]; warnings: Warning[] } {
+  const chatMessages: OpenAIChatMessage[] = [
     systemRole === "system"
       ? { role: "system", content: instructions }
       : { role: "developer", content: instructions },

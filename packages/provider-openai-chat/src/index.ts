@@ -1,47 +1,8 @@
 export { createOpenAIChatAdapter } from "./openai-chat-adapter.js";
 export type { OpenAIChatAdapterOptions } from "./openai-chat-adapter.js";
-export { serializeOpenAIChatRequest } from "./serialize-openai-chat-request.js";
-export type { OpenAIChatSerializeSettings } from "./serialize-openai-chat-request.js";
-export { convertToOpenAIChatInput } from "./convert-to-openai-chat-input.js";
-export type {
-  ConvertToOpenAIChatInputOptions,
-  OpenAIChatSystemRole,
-} from "./convert-to-openai-chat-input.js";
-export { prepareOpenAIChatTools } from "./openai-chat-prepare-tools.js";
-export type { PrepareOpenAIChatToolsResult } from "./openai-chat-prepare-tools.js";
-export { openAIChatPromptCacheKey } from "./openai-chat-cache-hints.js";
+export type { OpenAIChatBody } from "./openai-chat-api.js";
 export type {
   OpenAIChatPromptCacheOptions,
   OpenAIChatPromptCacheRetention,
 } from "./openai-chat-cache-hints.js";
-export { toOpenAIChatToolCallId } from "./openai-chat-tool-call-id.js";
-export { toOpenAIChatProviderEvents } from "./openai-chat-stream-events.js";
-export { convertOpenAIChatUsage } from "./convert-openai-chat-usage.js";
-export { mapOpenAIChatFinishReason } from "./map-openai-chat-finish-reason.js";
-export { classifyOpenAIChatError, openAIChatErrorRules } from "./openai-chat-errors.js";
-export {
-  chatChunkSchema,
-  openAIChatProviderId,
-  openAIChatReplaySchema,
-} from "./openai-chat-api.js";
-export type {
-  ChatAllowedToolsChoice,
-  ChatAssistantMessage,
-  ChatBody,
-  ChatChunk,
-  ChatDeveloperMessage,
-  ChatFunctionTool,
-  ChatImagePart,
-  ChatMessage,
-  ChatPromptCacheOptions,
-  ChatPromptCacheRetention,
-  ChatSystemMessage,
-  ChatTextPart,
-  ChatToolCall,
-  ChatToolChoice,
-  ChatToolMessage,
-  ChatUsage,
-  ChatUserContentPart,
-  ChatUserMessage,
-  OpenAIChatReplay,
-} from "./openai-chat-api.js";
+export type { OpenAIChatSystemRole } from "./convert-to-openai-chat-input.js";

@@ -1,7 +1,7 @@
 import { AuthenticationError } from "@cursor/run";
 import type { ModelRequest, ProviderAdapter, ProviderEvent, StreamOptions } from "@cursor/run";
 import OpenAI from "openai";
-import type { ChatBody } from "./openai-chat-api.js";
+import type { OpenAIChatBody } from "./openai-chat-api.js";
 import { openAIChatProviderId } from "./openai-chat-api.js";
 import type {
   OpenAIChatPromptCacheOptions,
@@ -9,10 +9,10 @@ import type {
 } from "./openai-chat-cache-hints.js";
 import { assertOneChatCacheSetting } from "./openai-chat-cache-hints.js";
 import type { OpenAIChatSystemRole } from "./convert-to-openai-chat-input.js";
-import { classifyOpenAIChatError } from "./openai-chat-errors.js";
+import { toOpenAIChatProviderError } from "./openai-chat-errors.js";
 import type { OpenAIChatSerializeSettings } from "./serialize-openai-chat-request.js";
 import { serializeOpenAIChatRequest } from "./serialize-openai-chat-request.js";
-import { toOpenAIChatProviderEvents } from "./openai-chat-stream-events.js";
+import { convertOpenAIChatStream } from "./convert-openai-chat-stream.js";
 
 export interface OpenAIChatAdapterOptions {
   /** Defaults to the SDK's `OPENAI_API_KEY` environment variable, read on the first call. */
@@ -52,7 +52,7 @@ export interface OpenAIChatAdapterOptions {
  */
 export function createOpenAIChatAdapter(
   options: OpenAIChatAdapterOptions = {},
-): ProviderAdapter<ChatBody> {
+): ProviderAdapter<OpenAIChatBody> {
   assertOneChatCacheSetting(options);
   const settings: OpenAIChatSerializeSettings = {
     systemRole: options.systemRole ?? "system",
@@ -98,11 +98,11 @@ export function createOpenAIChatAdapter(
         body,
         signal === undefined ? {} : { signal },
       );
-      yield* toOpenAIChatProviderEvents({ chunks, providerId: openAIChatProviderId });
+      yield* convertOpenAIChatStream({ chunks, providerId: openAIChatProviderId });
     } catch (error) {
       // An abort makes the SDK end the stream quietly, which then reads as a cut stream; the
       // classifier checks the signal first and reports a cancellation instead.
-      throw classifyOpenAIChatError({ error, providerId: openAIChatProviderId, signal });
+      throw toOpenAIChatProviderError({ error, providerId: openAIChatProviderId, signal });
     }
   }
 

@@ -8,68 +8,68 @@ export const openAIChatProviderId = "openai-chat";
 // Plain mutable data (no readonly arrays) so the body is assignable to the SDK's param type;
 // `openai-chat-body.type-test.ts` checks that at compile time.
 
-export interface ChatTextPart {
+export interface OpenAIChatTextPart {
   type: "text";
   text: string;
 }
 
-export interface ChatImagePart {
+export interface OpenAIChatImagePart {
   type: "image_url";
   image_url: { url: string };
 }
 
-export type ChatUserContentPart = ChatTextPart | ChatImagePart;
+export type OpenAIChatUserContentPart = OpenAIChatTextPart | OpenAIChatImagePart;
 
-export interface ChatSystemMessage {
+export interface OpenAIChatSystemMessage {
   role: "system";
   content: string;
 }
 
-export interface ChatDeveloperMessage {
+export interface OpenAIChatDeveloperMessage {
   role: "developer";
   content: string;
 }
 
-export interface ChatUserMessage {
+export interface OpenAIChatUserMessage {
   role: "user";
   /** A string for a single text part (accepted by every OpenAI-compatible server), else parts. */
-  content: string | ChatUserContentPart[];
+  content: string | OpenAIChatUserContentPart[];
 }
 
-export interface ChatToolCall {
+export interface OpenAIChatToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
 }
 
-export interface ChatAssistantMessage {
+export interface OpenAIChatAssistantMessage {
   role: "assistant";
   /** `null` when the message only calls tools. */
   content: string | null;
   /** Not an OpenAI field: DeepSeek-style servers want their reasoning text back. */
   reasoning_content?: string;
-  tool_calls?: ChatToolCall[];
+  tool_calls?: OpenAIChatToolCall[];
 }
 
-export interface ChatToolMessage {
+export interface OpenAIChatToolMessage {
   role: "tool";
   tool_call_id: string;
   content: string;
 }
 
-export type ChatMessage =
-  | ChatSystemMessage
-  | ChatDeveloperMessage
-  | ChatUserMessage
-  | ChatAssistantMessage
-  | ChatToolMessage;
+export type OpenAIChatMessage =
+  | OpenAIChatSystemMessage
+  | OpenAIChatDeveloperMessage
+  | OpenAIChatUserMessage
+  | OpenAIChatAssistantMessage
+  | OpenAIChatToolMessage;
 
-export interface ChatFunctionTool {
+export interface OpenAIChatFunctionTool {
   type: "function";
   function: { name: string; description: string; parameters: JsonObject };
 }
 
-export interface ChatAllowedToolsChoice {
+export interface OpenAIChatAllowedToolsChoice {
   type: "allowed_tools";
   allowed_tools: {
     mode: "auto";
@@ -77,28 +77,28 @@ export interface ChatAllowedToolsChoice {
   };
 }
 
-export type ChatToolChoice = "none" | ChatAllowedToolsChoice;
+export type OpenAIChatToolChoice = "none" | OpenAIChatAllowedToolsChoice;
 
 /** Wire value of `prompt_cache_retention` (the API spells the in-memory policy `in_memory`). */
-export type ChatPromptCacheRetention = "in_memory" | "24h";
+export type OpenAIChatWirePromptCacheRetention = "in_memory" | "24h";
 
 /** Wire value of `prompt_cache_options` (GPT-5.6 and later). */
-export interface ChatPromptCacheOptions {
+export interface OpenAIChatWirePromptCacheOptions {
   mode?: "implicit" | "explicit";
   ttl?: "30m";
 }
 
 /** The exact streaming request body this package sends to `/chat/completions`. */
-export interface ChatBody {
+export interface OpenAIChatBody {
   model: string;
-  messages: ChatMessage[];
-  tools?: ChatFunctionTool[];
-  tool_choice?: ChatToolChoice;
+  messages: OpenAIChatMessage[];
+  tools?: OpenAIChatFunctionTool[];
+  tool_choice?: OpenAIChatToolChoice;
   max_completion_tokens?: number;
   prompt_cache_key: string;
   /** Never together with `prompt_cache_options` (one caching setting per adapter). */
-  prompt_cache_retention?: ChatPromptCacheRetention;
-  prompt_cache_options?: ChatPromptCacheOptions;
+  prompt_cache_retention?: OpenAIChatWirePromptCacheRetention;
+  prompt_cache_options?: OpenAIChatWirePromptCacheOptions;
   stream: true;
   stream_options: { include_usage: true };
 }
@@ -107,7 +107,7 @@ export interface ChatBody {
 // Loose objects and nullish fields throughout: OpenAI-compatible servers add, omit and null out
 // fields freely, and none of that may break a stream.
 
-export const chatToolCallDeltaSchema = z.looseObject({
+const openAIChatToolCallDeltaSchema = z.looseObject({
   index: z.number().int().min(0).nullish(),
   id: z.string().nullish(),
   type: z.string().nullish(),
@@ -124,23 +124,23 @@ export const chatToolCallDeltaSchema = z.looseObject({
  * servers (strings, part lists); they are read by `readOpenAIChatDelta`, never validated here,
  * so no shape can fail the stream.
  */
-export const chatDeltaSchema = z.looseObject({
+const openAIChatDeltaSchema = z.looseObject({
   role: z.string().nullish(),
   content: z.unknown().optional(),
   reasoning_content: z.unknown().optional(),
   reasoning: z.unknown().optional(),
   reasoning_details: z.unknown().optional(),
   refusal: z.string().nullish(),
-  tool_calls: z.array(chatToolCallDeltaSchema).nullish(),
+  tool_calls: z.array(openAIChatToolCallDeltaSchema).nullish(),
 });
 
-export const chatChoiceSchema = z.looseObject({
+const openAIChatChoiceSchema = z.looseObject({
   index: z.number().int().nullish(),
-  delta: chatDeltaSchema.nullish(),
+  delta: openAIChatDeltaSchema.nullish(),
   finish_reason: z.string().nullish(),
 });
 
-export const chatUsageSchema = z.looseObject({
+const openAIChatUsageSchema = z.looseObject({
   prompt_tokens: z.number().nullish(),
   completion_tokens: z.number().nullish(),
   prompt_tokens_details: z
@@ -154,15 +154,15 @@ export const chatUsageSchema = z.looseObject({
   prompt_cache_miss_tokens: z.number().nullish(),
 });
 
-export const chatChunkSchema = z.looseObject({
+export const openAIChatChunkSchema = z.looseObject({
   id: z.string().nullish(),
-  choices: z.array(chatChoiceSchema).nullish(),
-  usage: chatUsageSchema.nullish(),
+  choices: z.array(openAIChatChoiceSchema).nullish(),
+  usage: openAIChatUsageSchema.nullish(),
 });
 
-export type ChatToolCallDelta = z.infer<typeof chatToolCallDeltaSchema>;
-export type ChatChunk = z.infer<typeof chatChunkSchema>;
-export type ChatUsage = z.infer<typeof chatUsageSchema>;
+export type OpenAIChatToolCallDelta = z.infer<typeof openAIChatToolCallDeltaSchema>;
+export type OpenAIChatChunk = z.infer<typeof openAIChatChunkSchema>;
+export type OpenAIChatUsage = z.infer<typeof openAIChatUsageSchema>;
 
 // ------------------------------------------------------------------ replay state
 

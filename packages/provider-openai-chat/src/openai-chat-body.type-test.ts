@@ -2,15 +2,15 @@
 // builds must stay assignable to the official SDK's streaming request type, so an SDK upgrade
 // that changes the wire format fails the typecheck instead of a live request.
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
-import type { ChatBody } from "./openai-chat-api.js";
+import type { OpenAIChatBody } from "./openai-chat-api.js";
 
 type Assert<T extends true> = T;
 
-export type ChatBodyIsSdkStreamingParams = Assert<
-  ChatBody extends ChatCompletionCreateParamsStreaming ? true : false
+export type OpenAIChatBodyIsSdkStreamingParams = Assert<
+  OpenAIChatBody extends ChatCompletionCreateParamsStreaming ? true : false
 >;
 
-export function asSdkStreamingParams(body: ChatBody): ChatCompletionCreateParamsStreaming {
+export function asSdkStreamingParams(body: OpenAIChatBody): ChatCompletionCreateParamsStreaming {
   return body;
 }
 
@@ -60,7 +60,7 @@ export const fullBody = {
   prompt_cache_retention: "24h",
   stream: true,
   stream_options: { include_usage: true },
-} satisfies ChatBody satisfies ChatCompletionCreateParamsStreaming;
+} satisfies OpenAIChatBody satisfies ChatCompletionCreateParamsStreaming;
 
 /** The other caching setting (never with `prompt_cache_retention`), GPT-5.6 and later. */
 export const cacheOptionsBody = {
@@ -71,4 +71,4 @@ export const cacheOptionsBody = {
   prompt_cache_options: { mode: "implicit", ttl: "30m" },
   stream: true,
   stream_options: { include_usage: true },
-} satisfies ChatBody satisfies ChatCompletionCreateParamsStreaming;
+} satisfies OpenAIChatBody satisfies ChatCompletionCreateParamsStreaming;

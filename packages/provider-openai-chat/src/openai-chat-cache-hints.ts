@@ -1,5 +1,8 @@
 import { sha256Hex } from "@cursor/run";
-import type { ChatPromptCacheOptions, ChatPromptCacheRetention } from "./openai-chat-api.js";
+import type {
+  OpenAIChatWirePromptCacheOptions,
+  OpenAIChatWirePromptCacheRetention,
+} from "./openai-chat-api.js";
 
 /** The retention option as the adapter takes it (the spelling used across these packages). */
 export type OpenAIChatPromptCacheRetention = "in-memory" | "24h";
@@ -29,7 +32,7 @@ export function assertOneChatCacheSetting(settings: {
 /** The wire form of the options, keys in a fixed order, only those set. */
 export function toChatPromptCacheOptions(
   options: OpenAIChatPromptCacheOptions,
-): ChatPromptCacheOptions {
+): OpenAIChatWirePromptCacheOptions {
   return {
     ...(options.mode === undefined ? {} : { mode: options.mode }),
     ...(options.ttl === undefined ? {} : { ttl: options.ttl }),
@@ -49,7 +52,7 @@ export function openAIChatPromptCacheKey(conversationId: string): string {
 /** The wire spelling of the retention policy (`in_memory`, `24h`). */
 export function toChatPromptCacheRetention(
   retention: OpenAIChatPromptCacheRetention,
-): ChatPromptCacheRetention {
+): OpenAIChatWirePromptCacheRetention {
   switch (retention) {
     case "in-memory":
       return "in_memory";

@@ -17,7 +17,7 @@ import {
   APIUserAbortError,
   OpenAIError,
 } from "openai";
-import { classifyOpenAIChatError } from "./openai-chat-errors.js";
+import { toOpenAIChatProviderError } from "./openai-chat-errors.js";
 
 function statusError(
   status: number,
@@ -28,7 +28,7 @@ function statusError(
 }
 
 function classify(error: unknown, signal?: AbortSignal) {
-  return classifyOpenAIChatError({
+  return toOpenAIChatProviderError({
     error,
     providerId: "openai-chat",
     signal,
@@ -36,7 +36,7 @@ function classify(error: unknown, signal?: AbortSignal) {
   });
 }
 
-describe("classifyOpenAIChatError", () => {
+describe("toOpenAIChatProviderError", () => {
   it("recognises context overflow by code or by message", () => {
     const byCode = classify(
       statusError(400, {

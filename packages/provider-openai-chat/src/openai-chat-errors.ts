@@ -42,7 +42,7 @@ export function openAIChatErrorRules(providerId: string): ProviderErrorRules {
   };
 }
 
-export interface ClassifyOpenAIChatErrorInput {
+export interface ToOpenAIChatProviderErrorInput {
   readonly error: unknown;
   readonly providerId: string;
   readonly signal?: AbortSignal | undefined;
@@ -56,12 +56,12 @@ export interface ClassifyOpenAIChatErrorInput {
  * classes. An aborted signal wins; typed errors pass through; anything unrecognised (a bug, not
  * a provider failure) is returned unchanged so it is not retried as if it were transient.
  */
-export function classifyOpenAIChatError({
+export function toOpenAIChatProviderError({
   error,
   providerId,
   signal,
   now,
-}: ClassifyOpenAIChatErrorInput): unknown {
+}: ToOpenAIChatProviderErrorInput): unknown {
   return toProviderError({
     error,
     rules: openAIChatErrorRules(providerId),

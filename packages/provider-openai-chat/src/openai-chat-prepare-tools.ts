@@ -1,10 +1,10 @@
 import type { ToolSpec, Warning } from "@cursor/run";
-import type { ChatFunctionTool, ChatToolChoice } from "./openai-chat-api.js";
+import type { OpenAIChatFunctionTool, OpenAIChatToolChoice } from "./openai-chat-api.js";
 
 export interface PrepareOpenAIChatToolsResult {
   /** Absent when there are no tools: the API rejects an empty `tools` array. */
-  readonly tools?: ChatFunctionTool[];
-  readonly toolChoice?: ChatToolChoice;
+  readonly tools?: OpenAIChatFunctionTool[];
+  readonly toolChoice?: OpenAIChatToolChoice;
   readonly warnings: Warning[];
 }
 
@@ -36,14 +36,14 @@ export function prepareOpenAIChatTools({
     });
   }
   if (tools.length === 0) return { warnings };
-  const chatTools = tools.map((tool): ChatFunctionTool => ({
+  const chatTools = tools.map((tool): OpenAIChatFunctionTool => ({
     type: "function",
     function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
   }));
   if (allowedTools === undefined) return { tools: chatTools, warnings };
   const allowed = new Set(allowedTools);
   const permitted = tools.filter((tool) => allowed.has(tool.name));
-  const toolChoice: ChatToolChoice =
+  const toolChoice: OpenAIChatToolChoice =
     permitted.length === 0
       ? "none"
       : {

@@ -10,14 +10,14 @@ import {
   reasoningDetailsChunks,
   unknownReasoningChunks,
 } from "./__fixtures__/reasoning-chunks.js";
-import { toOpenAIChatProviderEvents } from "./openai-chat-stream-events.js";
+import { convertOpenAIChatStream } from "./convert-openai-chat-stream.js";
 
 async function collect(chunks: readonly unknown[]): Promise<ProviderEvent[]> {
   async function* from() {
     for (const item of chunks) yield item;
   }
   const events: ProviderEvent[] = [];
-  for await (const event of toOpenAIChatProviderEvents({
+  for await (const event of convertOpenAIChatStream({
     chunks: from(),
     providerId: "openai-chat",
   })) {

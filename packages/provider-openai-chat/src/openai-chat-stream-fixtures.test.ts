@@ -1,6 +1,7 @@
 // Chunk fixtures of OpenAI-compatible servers (each reasoning shape, a quota error inside the
 // stream, cache-write usage), served verbatim by the @cursor/testkit fake provider over real
 // HTTP and read by the adapter through the official SDK.
+import { retryDelayMs } from "@cursor/run/internal";
 import type { ModelRequest, ProviderEvent } from "@cursor/run";
 import {
   QuotaExceededError,
@@ -8,7 +9,6 @@ import {
   createRuntimeMessage,
   defaultRetryPolicy,
   describeLoopError,
-  retryDelayMs,
   toModelRequest,
 } from "@cursor/run";
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
@@ -27,7 +27,7 @@ import {
 } from "./__fixtures__/reasoning-chunks.js";
 import { createOpenAIChatAdapter } from "./openai-chat-adapter.js";
 import type { OpenAIChatAdapterOptions } from "./openai-chat-adapter.js";
-import type { ChatBody } from "./openai-chat-api.js";
+import type { OpenAIChatBody } from "./openai-chat-api.js";
 
 let fake: FakeProvider;
 beforeAll(async () => {
@@ -101,7 +101,7 @@ describe("reasoning from OpenAI-compatible servers, through the SDK", () => {
       userTurn("m2", "and then?"),
     );
     await collect(requestFor(history), { replayReasoningContent: true });
-    const sent = fake.requests[1]!.body as ChatBody;
+    const sent = fake.requests[1]!.body as OpenAIChatBody;
     expect(sent.messages.find((message) => message.role === "assistant")).toEqual({
       role: "assistant",
       content: "The import is missing.",
@@ -145,6 +145,6 @@ describe("cache writes", () => {
     const usage = events.flatMap((event) => (event.type === "usage" ? [event.usage] : []))[0];
     expect(usage!.cacheWriteTokens).toBeGreaterThan(0);
     expect(usage).toEqual(fake.requests[0]!.usage);
-    expect((fake.requests[0]!.body as ChatBody).prompt_cache_options).toEqual({ ttl: "30m" });
+    expect((fake.requests[0]!.body as OpenAIChatBody).prompt_cache_options).toEqual({ ttl: "30m" });
   });
 });

@@ -2,7 +2,7 @@ import type { Warning } from "@cursor/run";
 import { z } from "zod";
 
 /** The text and reasoning one chunk's delta carries, whatever shape the server uses. */
-export interface ChatDeltaContent {
+export interface OpenAIChatDeltaContent {
   readonly text: string;
   readonly reasoning: string;
   readonly warnings: readonly Warning[];
@@ -34,7 +34,7 @@ function thinkingText(part: z.infer<typeof thinkingPart>): string {
 }
 
 /** `delta.content` as a string or as content parts (Mistral): answer text and reasoning. */
-function readContent(content: unknown, path: string): ChatDeltaContent {
+function readContent(content: unknown, path: string): OpenAIChatDeltaContent {
   if (content === undefined || content === null) return { text: "", reasoning: "", warnings: [] };
   if (typeof content === "string") return { text: content, reasoning: "", warnings: [] };
   if (!Array.isArray(content)) {
@@ -104,7 +104,7 @@ export function readOpenAIChatDelta({
 }: {
   delta: Readonly<Record<string, unknown>>;
   path: string;
-}): ChatDeltaContent {
+}): OpenAIChatDeltaContent {
   const warnings: Warning[] = [];
   let reasoning = "";
   const { reasoning_content: reasoningContent, reasoning: reasoningField } = delta;

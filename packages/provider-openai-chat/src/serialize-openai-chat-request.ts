@@ -1,5 +1,5 @@
 import type { ModelRequest, SerializedRequest } from "@cursor/run";
-import type { ChatBody } from "./openai-chat-api.js";
+import type { OpenAIChatBody } from "./openai-chat-api.js";
 import type {
   OpenAIChatPromptCacheOptions,
   OpenAIChatPromptCacheRetention,
@@ -36,7 +36,7 @@ export function serializeOpenAIChatRequest({
 }: {
   request: ModelRequest;
   settings: OpenAIChatSerializeSettings;
-}): SerializedRequest<ChatBody> {
+}): SerializedRequest<OpenAIChatBody> {
   assertOneChatCacheSetting(settings);
   const input = convertToOpenAIChatInput({
     instructions: request.instructions,
@@ -48,7 +48,7 @@ export function serializeOpenAIChatRequest({
     tools: request.tools,
     allowedTools: request.allowedTools,
   });
-  const body: ChatBody = {
+  const body: OpenAIChatBody = {
     model: request.model,
     messages: input.messages,
     ...(tools.tools === undefined ? {} : { tools: tools.tools }),

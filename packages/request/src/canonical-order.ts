@@ -2,13 +2,13 @@
  * Orders strings by UTF-16 code units. Unlike `localeCompare`, the result does not depend on the
  * ICU version or locale of the process, so every gateway instance sorts the same way.
  */
-export function compareCodeUnits(left: string, right: string): number {
+function compareCodeUnits(left: string, right: string): number {
   if (left < right) return -1;
   return left > right ? 1 : 0;
 }
 
 /** Compares by each key in turn (a total order when the keys cover every field). */
-export function compareByKeys(left: readonly string[], right: readonly string[]): number {
+function compareByKeys(left: readonly string[], right: readonly string[]): number {
   const length = Math.min(left.length, right.length);
   for (let index = 0; index < length; index += 1) {
     const order = compareCodeUnits(left[index] ?? "", right[index] ?? "");

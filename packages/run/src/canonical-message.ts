@@ -112,14 +112,7 @@ const canonicalMessageSchema = z.discriminatedUnion("kind", [
   toolResultMessageSchema,
 ]);
 
-export {
-  canonicalMessageSchema,
-  contentPartSchema,
-  imagePartSchema,
-  jsonValueSchema,
-  textPartSchema,
-  toolCallSchema,
-};
+export { canonicalMessageSchema, jsonValueSchema };
 
 export type JsonObject = { [key: string]: JsonValue };
 export type { JsonValue };

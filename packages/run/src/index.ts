@@ -92,8 +92,6 @@ export {
   createToolResultMessage,
   createUserMessage,
 } from "./message-builders.js";
-export { collectStream, emptyDraft, raceAbort } from "./collect-stream.js";
-export type { StreamDraft, StreamSink } from "./collect-stream.js";
 export { compactHistory, createCompactor } from "./compact-history.js";
 export type {
   CompactionRequest,
@@ -120,14 +118,9 @@ export type {
   ModelLoopOptions,
   ModelLoopOutcome,
 } from "./model-loop-types.js";
-export {
-  defaultTranscriptToolResultChars,
-  renderMessage,
-  splitTurns,
-} from "./render-transcript.js";
-export { defaultRetryPolicy, retryDelayMs, systemClock } from "./retry-policy.js";
+export { defaultRetryPolicy, systemClock } from "./retry-policy.js";
 export type { Clock, RetryPolicy } from "./retry-policy.js";
-export { currentTurnMessages, nextAssistantStep, openCallsAfter } from "./run-state.js";
+export { nextAssistantStep } from "./run-state.js";
 export {
   buildSummarizerRequest,
   defaultSummarizerInputTokens,
@@ -135,23 +128,13 @@ export {
 } from "./summarizer-request.js";
 export type { SummarizerRequestOptions } from "./summarizer-request.js";
 export {
-  countMessageTokens,
-  countTextTokens,
-  imageTokenEstimate,
-  messageOverheadTokens,
-} from "./token-count.js";
-export {
   contextBudget,
   defaultReserveTokens,
   estimateRequestTokens,
   tokenAnchorFor,
 } from "./token-estimate.js";
 export type { TokenAnchor } from "./token-estimate.js";
-export {
-  classifyProviderFailure,
-  isTransportFailure,
-  toProviderError,
-} from "./provider-error-classifier.js";
+export { classifyProviderFailure, toProviderError } from "./provider-error-classifier.js";
 export type {
   ProviderErrorRules,
   ProviderFailureDetails,

@@ -324,7 +324,7 @@ function singleProviderModel(
  * The catalog id of the model the single-provider variables give: `byok/<provider model>`, e.g.
  * `byok/gpt-5`. A JSON request naming the provider model itself (`gpt-5`) still runs on it.
  */
-export function singleProviderModelId(model: string): string {
+function singleProviderModelId(model: string): string {
   return `byok/${model}`;
 }
 

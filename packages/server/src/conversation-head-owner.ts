@@ -105,7 +105,7 @@ export function initialHeadState(input: {
  * validated copies the log handed out, so applying them hashes nothing, and the log must land on
  * the head the store committed.
  */
-export function reduceHead(state: HeadState, change: HeadChange): HeadState {
+function reduceHead(state: HeadState, change: HeadChange): HeadState {
   switch (change.type) {
     case "messages-appended": {
       state.head.history.append(change.messages);

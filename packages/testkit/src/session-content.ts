@@ -4,7 +4,7 @@ import type { SeededRandom } from "./seeded-random.js";
 // Deterministic, realistic-looking content for generated sessions: request-context variants,
 // source files, user queries, tool calls and their (large) outputs.
 
-export const workspaceRoot = "/home/dev/app";
+const workspaceRoot = "/home/dev/app";
 
 const baseContext: SessionRequestContext = {
   rules: [
@@ -112,7 +112,7 @@ export function sourceFile(random: SeededRandom, chars: number): string {
 }
 
 /** `cat -n`-style numbering, as read_file returns it. */
-export function numbered(text: string): string {
+function numbered(text: string): string {
   return text
     .split("\n")
     .map((line, i) => `${String(i + 1).padStart(6, " ")}\t${line}`)

@@ -22,7 +22,7 @@ import type { CheckpointTurn } from "../checkpoint-state.js";
 // Test histories: a plan (what each turn contains) is generated, then built deterministically
 // through the @cursor/run builders and id catalog, so every history is one HistoryLog accepts.
 
-export interface ToolCallPlan {
+interface ToolCallPlan {
   name: string;
   arguments: string;
   result: string;
@@ -30,14 +30,14 @@ export interface ToolCallPlan {
   image: ImagePart | undefined;
 }
 
-export interface StepPlan {
+interface StepPlan {
   text: string;
   reasoning: string;
   replay: Record<string, JsonValue>;
   toolCalls: ToolCallPlan[];
 }
 
-export interface TurnPlan {
+interface TurnPlan {
   context: string | undefined;
   runtimeKind: RuntimeKind;
   text: string;

@@ -19,7 +19,7 @@ const words = [
 ];
 
 /** `count` pseudo-random words (a fixed linear congruential sequence). */
-export function filler(count: number, seed = 1): string {
+function filler(count: number, seed = 1): string {
   let state = seed;
   const out: string[] = [];
   for (let i = 0; i < count; i += 1) {

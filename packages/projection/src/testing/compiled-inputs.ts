@@ -20,7 +20,3 @@ export function compiledRuntime(
     contentDigest: sha256Hex(canonicalJson({ query: text })),
   };
 }
-
-export function digest16(digest: string): string {
-  return digest.slice(0, 16);
-}

@@ -2,7 +2,7 @@ import type { ModelMessage, ModelRequest } from "@cursor/run";
 import { expect } from "vitest";
 
 /** The request's history without the transient continuation message. */
-export function visibleHistory(request: ModelRequest): readonly ModelMessage[] {
+function visibleHistory(request: ModelRequest): readonly ModelMessage[] {
   const last = request.messages.at(-1);
   return last?.role === "user" && last.source === "tail"
     ? request.messages.slice(0, -1)

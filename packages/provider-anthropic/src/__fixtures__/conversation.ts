@@ -13,7 +13,7 @@ import {
 } from "@cursor/run";
 import type { CanonicalMessage, ModelRequest } from "@cursor/run";
 
-export const tinyPng =
+const tinyPng =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAHnOcQAAAAABJRU5ErkJggg==";
 
 export const promptSpec = createPromptSpec({

@@ -77,13 +77,13 @@ export async function collectAnswer(
 }
 
 /** Instructions long enough (well over 1024 o200k tokens) for OpenAI-style prefix caching. */
-export const longInstructions = Array.from(
+const longInstructions = Array.from(
   { length: 120 },
   (_, line) =>
     `Rule ${line + 1}: keep every change small, explain it briefly, run the tests before you answer, and never edit generated files.`,
 ).join("\n");
 
-export const agentPromptSpec = createPromptSpec({
+const agentPromptSpec = createPromptSpec({
   instructions: longInstructions,
   tools: [
     {

@@ -48,8 +48,8 @@ export const promptSpec = createPromptSpec({
 });
 
 export const conversationId = "conv-7f3a";
-export const model = "gpt-5.1";
-export const pngBase64 =
+const model = "gpt-5.1";
+const pngBase64 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==";
 
 function contextMessage(text: string, clientMessageId: string): CanonicalMessage {

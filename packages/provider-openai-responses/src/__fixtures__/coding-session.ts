@@ -15,10 +15,10 @@ import {
 } from "@cursor/run";
 import type { ModelRequest, PromptSpec } from "@cursor/run";
 
-export const pngBase64 = "iVBORw0KGgo=";
-export const jpegBase64 = "/9j/4AAQ";
+const pngBase64 = "iVBORw0KGgo=";
+const jpegBase64 = "/9j/4AAQ";
 
-export const promptSpec: PromptSpec = createPromptSpec({
+const promptSpec: PromptSpec = createPromptSpec({
   instructions: "You are a coding agent working in the user's repository.",
   tools: [
     {
@@ -60,9 +60,9 @@ function requestContext(text: string, clientMessageId: string) {
   });
 }
 
-export const longForeignCallId = `toolu_${"a".repeat(70)}`;
+const longForeignCallId = `toolu_${"a".repeat(70)}`;
 
-export const reasoningReplay1 = {
+const reasoningReplay1 = {
   reasoningItems: [
     {
       type: "reasoning",
@@ -73,7 +73,7 @@ export const reasoningReplay1 = {
   ],
 };
 
-export const reasoningReplay2 = {
+const reasoningReplay2 = {
   reasoningItems: [
     {
       type: "reasoning",

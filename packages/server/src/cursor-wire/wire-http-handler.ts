@@ -3,8 +3,8 @@ import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { ConnectError, maxEnvelopeBytes, unaryErrorReply, wireRoutes } from "@cursor/wire";
 import type { CursorWire, UnaryReply, WireLogger } from "@cursor/wire";
 
-export type AnyRequest = IncomingMessage | Http2ServerRequest;
-export type AnyResponse = ServerResponse | Http2ServerResponse;
+type AnyRequest = IncomingMessage | Http2ServerRequest;
+type AnyResponse = ServerResponse | Http2ServerResponse;
 
 /** What both Node response kinds offer that the handler uses (their unions do not type-check). */
 interface ResponseWriter {
@@ -48,7 +48,7 @@ const contentTypes = new Set(["application/proto", "application/connect+proto"])
 const withheldHeaders = new Set(["authorization", "cookie", "proxy-authorization"]);
 
 /** The route of a request path (query ignored), or undefined when it is not a wire route. */
-export function wireRouteOf(url: string | undefined): WireRoute | undefined {
+function wireRouteOf(url: string | undefined): WireRoute | undefined {
   if (url === undefined) return undefined;
   const query = url.indexOf("?");
   return routes.get(query === -1 ? url : url.slice(0, query));

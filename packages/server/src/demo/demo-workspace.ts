@@ -11,7 +11,7 @@ const settings = Array.from(
   (_, i) => `  setting${i}: process.env.SETTING_${i} ?? "default-${i}",`,
 ).join("\n");
 
-export const demoFiles: Readonly<Record<string, string>> = {
+const demoFiles: Readonly<Record<string, string>> = {
   "package.json": `${JSON.stringify(
     {
       name: "demo-app",

@@ -13,7 +13,7 @@ import { textDiff } from "./text-diff.js";
 import { findVolatileValue } from "./volatile-values.js";
 import type { VolatileValue } from "./volatile-values.js";
 
-export interface BodySummary {
+interface BodySummary {
   readonly segments: number;
   readonly tokens: number;
   /** Entries of the append-only list (`input`, `messages`, Anthropic content blocks). */
@@ -21,7 +21,7 @@ export interface BodySummary {
 }
 
 /** Why the later body does not start with the earlier one, as far as the bodies tell. */
-export type CauseKind =
+type CauseKind =
   | "append-only"
   | "identical"
   | "namespace"
@@ -35,14 +35,14 @@ export type CauseKind =
   | "reordered"
   | "truncated";
 
-export interface LikelyCause {
+interface LikelyCause {
   readonly kind: CauseKind;
   /** One sentence for people. */
   readonly summary: string;
   readonly volatile?: VolatileValue;
 }
 
-export interface PrefixDivergenceDetail {
+interface PrefixDivergenceDetail {
   /** Index of the first differing segment (prefix order). */
   readonly segment: number;
   /** What sits there in the later body (`input item 41`, `tools`, …; `(end)` when it ended). */

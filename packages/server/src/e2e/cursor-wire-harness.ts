@@ -16,9 +16,6 @@ export const wireProtocols: readonly WireProtocol[] = ["h1", "h2c"];
 /** The IDE's Cursor session token, as a test sends it: it must never show up anywhere. */
 export const ideAuthorization = "Bearer cursor-session-SECRET-7f3a9c1e5b2d4f60";
 
-/** The catalog id of the single-provider model the wire gateways run (`byok/<model>`). */
-export const wireModelId = "byok/gpt-5";
-
 export interface WireGateway {
   readonly process: GatewayProcess;
   readonly url: string;

@@ -20,7 +20,7 @@ export interface StoreTarget {
   readonly skip?: string;
 }
 
-export const storeTargets: readonly StoreTarget[] = [
+const storeTargets: readonly StoreTarget[] = [
   { kind: "sqlite" },
   {
     kind: "postgresql",

@@ -53,7 +53,7 @@ export async function killAllGatewayProcesses(): Promise<void> {
   );
 }
 
-export class GatewayStartError extends Error {
+class GatewayStartError extends Error {
   readonly exit: GatewayExit;
   readonly output: string;
   constructor({ exit, output }: { exit: GatewayExit; output: string }) {

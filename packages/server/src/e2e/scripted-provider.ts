@@ -47,7 +47,7 @@ export async function startScriptedProvider(
   return scripted as ScriptedProvider;
 }
 
-export class ScriptStepError extends Error {
+class ScriptStepError extends Error {
   constructor(request: ScriptRequest, detail: string, result: StreamedRun) {
     super(
       `${request.label}: ${detail}; status ${result.status}, events ${JSON.stringify(result.events)}${

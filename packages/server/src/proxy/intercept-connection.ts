@@ -17,7 +17,7 @@ const handshakeTimeoutMs = 15_000;
 /** Cursor uses a handful of hosts; the bound only stops a misbehaving client growing the cache. */
 const maxServers = 64;
 
-export type CursorRequestHandler = (input: {
+type CursorRequestHandler = (input: {
   req: ClientRequest;
   res: ClientResponse;
   cursorOrigin: string;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { clientRequestHead, relay } from "./relay.js";
 import type { RelayContext } from "./relay.js";
 
-export const statusPathPrefix = "/_cursor-gateway/";
+const statusPathPrefix = "/_cursor-gateway/";
 
 /** What the proxy tells `cursor-gateway doctor` (no secrets: ids, paths, counters). */
 export type StatusHandler = (path: string) => Promise<{ status: number; body: unknown }>;

@@ -69,7 +69,7 @@ export class ProxyCaError extends CursorError {
   }
 }
 
-export interface IssuedCertificate {
+interface IssuedCertificate {
   readonly certPem: string;
   readonly keyPem: string;
 }

@@ -10,7 +10,7 @@ import { startCursorProxy } from "./start-cursor-proxy.js";
 import type { ByokModel, ProviderCheck } from "./start-cursor-proxy.js";
 
 /** The BYOK models of the configuration (its model catalog, the default first). */
-export function configuredByokModels(config: GatewayConfig): readonly ByokModel[] {
+function configuredByokModels(config: GatewayConfig): readonly ByokModel[] {
   return config.models.map(({ id, displayName, provider }) => ({
     id,
     displayName,

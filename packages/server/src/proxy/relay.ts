@@ -42,7 +42,7 @@ export function clientRequestHead(req: ClientRequest): ClientRequestHead {
 }
 
 /** Counts the bytes of a stream as they pass (pipe-based, so backpressure holds). */
-export function counted({
+function counted({
   source,
   onBytes,
 }: {
@@ -172,7 +172,7 @@ function countOnce({ body, bytes }: { body: Uint8Array; bytes: ByteCount }): Uin
  * The IDE's Cursor session (`authorization`, cookies) is for Cursor: the gateway never needs it
  * and never sees it, so it cannot be logged or stored there by mistake.
  */
-export function withoutCursorCredentials(headers: HeaderMap): HeaderMap {
+function withoutCursorCredentials(headers: HeaderMap): HeaderMap {
   const result: HeaderMap = {};
   for (const [name, value] of Object.entries(headers)) {
     if (name === "authorization" || name === "cookie") continue;
@@ -182,7 +182,7 @@ export function withoutCursorCredentials(headers: HeaderMap): HeaderMap {
 }
 
 /** Writes a hop's answer to the client as it arrives. */
-export function streamResponse({
+function streamResponse({
   res,
   response,
   bytes,

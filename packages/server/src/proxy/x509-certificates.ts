@@ -67,7 +67,7 @@ export async function importSigningKey(pkcs8Der: Uint8Array): Promise<CryptoKey>
   return webcrypto.subtle.importKey("pkcs8", pkcs8Der, keyAlgorithm, false, ["sign"]);
 }
 
-export function derToPem({ der, label }: { der: Uint8Array; label: string }): string {
+function derToPem({ der, label }: { der: Uint8Array; label: string }): string {
   const base64 = Buffer.from(der).toString("base64");
   const lines = base64.match(/.{1,64}/g) ?? [];
   return `-----BEGIN ${label}-----\n${lines.join("\n")}\n-----END ${label}-----\n`;

@@ -1,8 +1,5 @@
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
 
-export { StoreError } from "./store-error.js";
-export type { StoreErrorReason } from "./store-error.js";
-
 export type RunStatus = "running" | "completed" | "awaiting-tools" | "cancelled" | "failed";
 
 export interface UsageTotals {

@@ -4,7 +4,7 @@ import { encodeEnvelope, envelopeFlags } from "./envelope.js";
 import { errorDetailsJson } from "./error-details.js";
 
 /** The JSON of a Connect error: `{code, message, details?}` (details: `aiserver.v1.ErrorDetails`). */
-export function connectErrorJson(error: ConnectError): {
+function connectErrorJson(error: ConnectError): {
   code: string;
   message: string;
   details?: { type: string; value: string }[];

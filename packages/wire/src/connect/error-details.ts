@@ -17,7 +17,7 @@ const errorKinds: Readonly<Record<ErrorDetailKind, ErrorDetails_Error>> = Object
 });
 
 /** The serialized `aiserver.v1.ErrorDetails` of a detail. */
-export function encodeErrorDetails(detail: ConnectErrorDetail): Uint8Array {
+function encodeErrorDetails(detail: ConnectErrorDetail): Uint8Array {
   return toBinary(
     ErrorDetailsSchema,
     create(ErrorDetailsSchema, {

@@ -6,13 +6,13 @@ import { EnvelopeDecoder, envelopeFlags, maxEnvelopeBytes } from "./envelope.js"
 /** Request headers as any Node HTTP server gives them (lower-case names). */
 export type RequestHeaders = Readonly<Record<string, string | readonly string[] | undefined>>;
 
-export function headerValue(headers: RequestHeaders, name: string): string | undefined {
+function headerValue(headers: RequestHeaders, name: string): string | undefined {
   const value = headers[name.toLowerCase()];
   return typeof value === "string" ? value : value?.[0];
 }
 
 /** Undoes an HTTP-level `content-encoding: gzip` (facts §1.5: the client sends such bodies). */
-export function decodeContentEncoding({
+function decodeContentEncoding({
   body,
   headers,
 }: {

@@ -27,9 +27,9 @@ interface Held<T> {
   readonly waiters: { resolve: () => void; reject: (error: ConnectError) => void }[];
 }
 
-export const defaultAppendWindow = 256;
-export const defaultGapTimeoutMs = 30_000;
-export const defaultMaxHeldBytes = 256 * 1024 * 1024;
+const defaultAppendWindow = 256;
+const defaultGapTimeoutMs = 30_000;
+const defaultMaxHeldBytes = 256 * 1024 * 1024;
 
 /**
  * Orders the appends of one request id by `append_seqno` from 0 (facts §1.4): an append past a

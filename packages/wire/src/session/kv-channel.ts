@@ -11,7 +11,7 @@ import { toHex } from "../hex.js";
 import type { TimerHandle, WireTimers } from "./wire-timers.js";
 
 /** The barrier's wait for acknowledgements, and a get's wait for its blob (facts §3.9). */
-export const defaultKvTimeoutMs = 10_000;
+const defaultKvTimeoutMs = 10_000;
 
 /** A blob for the client's store: its id is the SHA-256 of `data`. */
 export interface ClientBlob {

@@ -15,7 +15,7 @@ import type { TurnRecordPacks } from "./turn-record-packs.js";
 import { turnRecordsDigest } from "./turn-record-packs.js";
 
 /** A blob the state references, with its bytes computed only if the client lacks it. */
-export interface ReferencedBlob {
+interface ReferencedBlob {
   readonly id: string;
   data(): Uint8Array;
 }

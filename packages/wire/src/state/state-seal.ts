@@ -4,8 +4,8 @@ import { z } from "zod";
 import { ConnectError } from "../connect/connect-error.js";
 
 /** Marks the gateway's own entry in a Cursor conversation state. */
-export const stateSealKind = "cursor-gateway.conversation-state";
-export const stateSealVersion = 2;
+const stateSealKind = "cursor-gateway.conversation-state";
+const stateSealVersion = 2;
 
 /**
  * What hydration trusts of a Cursor conversation state, MAC'd under the checkpoint secret. It is

@@ -6,8 +6,8 @@ import { sha256, toHex } from "../hex.js";
 import type { ClientBlob } from "../session/kv-channel.js";
 import { refusedStateError } from "./state-seal.js";
 
-export const turnRecordPackKind = "cursor-gateway.turn-records";
-export const turnRecordPackVersion = 1;
+const turnRecordPackKind = "cursor-gateway.turn-records";
+const turnRecordPackVersion = 1;
 
 /**
  * Records per full pack. Full packs never change, so a turn adds one small blob (its record)
@@ -15,7 +15,7 @@ export const turnRecordPackVersion = 1;
  * at most twice, whatever the conversation's length (O(new) per turn), and a conversation of
  * n turns lists about n / 32 + 32 record blobs.
  */
-export const turnRecordPackSize = 32;
+const turnRecordPackSize = 32;
 
 const packSchema = z.strictObject({
   kind: z.literal(turnRecordPackKind),

@@ -16,7 +16,7 @@ import {
 } from "./cursor-messages.js";
 
 /** One request as a server received it. */
-export interface ReceivedRequest {
+interface ReceivedRequest {
   readonly protocol: "h1" | "h2";
   readonly method: string;
   readonly path: string;
@@ -26,7 +26,7 @@ export interface ReceivedRequest {
 }
 
 /** What a server sent back, byte for byte (for comparisons with what the client received). */
-export interface SentResponse {
+interface SentResponse {
   readonly path: string;
   readonly status: number;
   readonly body: Buffer;
@@ -45,7 +45,7 @@ function readAll(req: AnyRequest): Promise<Buffer> {
 }
 
 /** `BidiRequestId.request_id` of a raw or enveloped RunSSE body (the stand-ins' own reader). */
-export function requestIdOf(body: Buffer): string {
+function requestIdOf(body: Buffer): string {
   const message = body[0] === 0 ? body.subarray(5) : body;
   const reader = new BinaryReader(message);
   while (reader.pos < reader.len) {
@@ -56,7 +56,7 @@ export function requestIdOf(body: Buffer): string {
   return "";
 }
 
-export interface StreamScript {
+interface StreamScript {
   /** Frames per RunSSE answer. */
   readonly frames: number;
   /** Delay between frames. */

@@ -14,13 +14,13 @@ export const byokModels: readonly ByokModel[] = [
   { id: "byok-claude", displayName: "Claude (my key)", provider: "anthropic" },
 ];
 
-export interface LogLine {
+interface LogLine {
   readonly level: "debug" | "info" | "warn" | "error";
   readonly details: Record<string, unknown>;
   readonly message: string;
 }
 
-export function recordingLogger(lines: LogLine[]): ProxyLogger {
+function recordingLogger(lines: LogLine[]): ProxyLogger {
   const at = (level: LogLine["level"]) => (details: Record<string, unknown>, message: string) => {
     lines.push({ level, details, message });
   };

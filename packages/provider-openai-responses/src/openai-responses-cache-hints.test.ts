@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { codingSession } from "./__fixtures__/coding-session.js";
+import { createOpenAIResponsesAdapter } from "./openai-responses-adapter.js";
+import {
+  openAIResponsesPromptCacheKey,
+  toOpenAIResponsesWirePromptCacheRetention,
+} from "./openai-responses-cache-hints.js";
+import { serializeOpenAIResponsesRequest } from "./serialize-openai-responses-request.js";
+
+describe("openAIResponsesPromptCacheKey", () => {
+  it("is stable per conversation, distinct across conversations, and hides the id", () => {
+    const key = openAIResponsesPromptCacheKey("conv-1");
+    expect(key).toBe(openAIResponsesPromptCacheKey("conv-1"));
+    expect(key).toMatch(/^conv_[0-9a-f]{40}$/);
+    expect(key).not.toContain("conv-1");
+    expect(openAIResponsesPromptCacheKey("conv-2")).not.toBe(key);
+  });
+});
+
+describe("toOpenAIResponsesWirePromptCacheRetention", () => {
+  it("maps the option spelling to the wire spelling", () => {
+    expect(toOpenAIResponsesWirePromptCacheRetention("in-memory")).toBe("in_memory");
+    expect(toOpenAIResponsesWirePromptCacheRetention("24h")).toBe("24h");
+  });
+});
+
+describe("prompt_cache_options (GPT-5.6 and later)", () => {
+  it("is sent after prompt_cache_key, with only the fields set, in a fixed order", () => {
+    const request = codingSession().turn1Call1;
+    const body = serializeOpenAIResponsesRequest({
+      request,
+      settings: { promptCacheOptions: { ttl: "30m", mode: "implicit" } },
+    }).body;
+    expect(Object.keys(body).slice(-2)).toEqual(["prompt_cache_key", "prompt_cache_options"]);
+    expect(JSON.stringify(body.prompt_cache_options)).toBe('{"mode":"implicit","ttl":"30m"}');
+    expect("prompt_cache_retention" in body).toBe(false);
+    const ttlOnly = serializeOpenAIResponsesRequest({
+      request,
+      settings: { promptCacheOptions: { ttl: "30m" } },
+    });
+    expect(ttlOnly.body.prompt_cache_options).toEqual({ ttl: "30m" });
+  });
+
+  it("is never sent together with prompt_cache_retention", () => {
+    expect(() =>
+      createOpenAIResponsesAdapter({
+        apiKey: "k",
+        promptCacheRetention: "24h",
+        promptCacheOptions: { ttl: "30m" },
+      }),
+    ).toThrow(/promptCacheRetention and promptCacheOptions/);
+  });
+});
