@@ -10,13 +10,7 @@ import { BodyTooLargeError, decodeContent, readBody, sendProxyError } from "./ex
 import type { ClientRequest, ClientResponse } from "./exchange.js";
 import type { HopResponse } from "./hop-client.js";
 import type { HeaderMap } from "./hop-by-hop.js";
-import {
-  answerHopFailure,
-  clientGone,
-  clientRequestHead,
-  relay,
-  withoutCursorCredentials,
-} from "./relay.js";
+import { answerHopFailure, clientGone, clientRequestHead, relay } from "./relay.js";
 import type { ClientRequestHead, Hop, RelayContext } from "./relay.js";
 import { RunHoldError } from "./run-route-table.js";
 import type { RunRouteTable, RunTarget } from "./run-route-table.js";

@@ -7,11 +7,11 @@ import type {
   ExecServerMessage,
   InteractionQuery,
   McpArgs,
+  AskQuestionResultSchema,
+  CreatePlanResultSchema,
 } from "../gen/agent_v1_pb.js";
 import {
   AgentClientMessageSchema,
-  AskQuestionResultSchema,
-  CreatePlanResultSchema,
   DiagnosticSchema,
   ExecClientControlMessageSchema,
   ExecClientMessageSchema,
