@@ -1,11 +1,9 @@
 import type { ProviderOptions } from "./provider-options.js";
 
-export const providerNames = ["openai-responses", "openai-chat", "anthropic", "simulated"] as const;
-export type ProviderName = (typeof providerNames)[number];
+import type { ModelEffort, ProviderName } from "./model-names.js";
 
-/** Reasoning effort of a model entry, mapped to each provider package's own setting. */
-export const modelEfforts = ["none", "minimal", "low", "medium", "high", "xhigh"] as const;
-export type ModelEffort = (typeof modelEfforts)[number];
+export { modelEfforts, providerNames } from "./model-names.js";
+export type { ModelEffort, ProviderName } from "./model-names.js";
 
 /** One configured BYOK model (an entry of the models file, or the single-provider variables). */
 export interface ModelConfig extends ProviderOptions {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { modelEfforts } from "./model-config.js";
-import type { ModelEffort, ProviderName } from "./model-config.js";
+import { modelEfforts } from "./model-names.js";
+import type { ModelEffort, ProviderName } from "./model-names.js";
 
 /** Provider settings of a model entry beyond key, endpoint and effort (each provider's own). */
 export interface ProviderOptions {

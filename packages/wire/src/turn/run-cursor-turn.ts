@@ -461,6 +461,8 @@ class CursorTurn {
     // A cancelled run does not wait for a bridge that ignores its signal.
     const results = await raceAbort(bridge.runRound(calls), this.#controller.signal);
     if (results === undefined || this.#controller.signal.aborted) return undefined;
+    // The results go into the history with the tool-results request; the round is closed.
+    this.#settled.clear();
     const byId = new Map(results.map((result) => [result.callId, result]));
     for (const call of calls) {
       const result = byId.get(call.callId);
