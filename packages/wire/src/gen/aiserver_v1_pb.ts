@@ -15,11 +15,8 @@ import type { Message } from "@bufbuild/protobuf";
 /**
  * Describes the file aiserver_v1.proto.
  */
-export const file_aiserver_v1: GenFile =
-  /*@__PURE__*/
-  fileDesc(
-    "ChFhaXNlcnZlcl92MS5wcm90bxILYWlzZXJ2ZXIudjEiIwoNQmlkaVJlcXVlc3RJZBISCgpyZXF1ZXN0X2lkGAEgASgJInwKEUJpZGlBcHBlbmRSZXF1ZXN0EgwKBGRhdGEYASABKAkSLgoKcmVxdWVzdF9pZBgCIAEoCzIaLmFpc2VydmVyLnYxLkJpZGlSZXF1ZXN0SWQSFAoMYXBwZW5kX3NlcW5vGAMgASgDEhMKC2RhdGFfYmluYXJ5GAQgASgMIhQKEkJpZGlBcHBlbmRSZXNwb25zZSKBAwoMRXJyb3JEZXRhaWxzEi4KBWVycm9yGAEgASgOMh8uYWlzZXJ2ZXIudjEuRXJyb3JEZXRhaWxzLkVycm9yEjAKB2RldGFpbHMYAiABKAsyHy5haXNlcnZlci52MS5DdXN0b21FcnJvckRldGFpbHMSGAoLaXNfZXhwZWN0ZWQYAyABKAhIAIgBASLkAQoFRXJyb3ISFQoRRVJST1JfVU5TUEVDSUZJRUQQABIXChNFUlJPUl9OT1RfTE9HR0VEX0lOEAISGAoURVJST1JfQkFEX01PREVMX05BTUUQBRIRCg1FUlJPUl9USU1FT1VUEBkSGAoURVJST1JfQ1VTVE9NX01FU1NBR0UQHRIVChFFUlJPUl9CQURfUkVRVUVTVBAkEh8KG0VSUk9SX0NPTlZFUlNBVElPTl9UT09fTE9ORxArEhgKFEVSUk9SX1BST1ZJREVSX0VSUk9SEDkSEgoORVJST1JfSU5URVJOQUwQO0IOCgxfaXNfZXhwZWN0ZWQinQMKEkN1c3RvbUVycm9yRGV0YWlscxINCgV0aXRsZRgBIAEoCRIOCgZkZXRhaWwYAiABKAkSZApXYWxsb3dfY29tbWFuZF9saW5rc19wb3RlbnRpYWxseV91bnNhZmVfcGxlYXNlX29ubHlfdXNlX2Zvcl9oYW5kd3JpdHRlbl90cnVzdGVkX21hcmtkb3duGAMgASgISACIAQESGQoMaXNfcmV0cnlhYmxlGAQgASgISAGIAQESHAoPc2hvd19yZXF1ZXN0X2lkGAUgASgISAKIAQESKAobc2hvdWxkX3Nob3dfaW1tZWRpYXRlX2Vycm9yGAYgASgISAOIAQFCWgpYX2FsbG93X2NvbW1hbmRfbGlua3NfcG90ZW50aWFsbHlfdW5zYWZlX3BsZWFzZV9vbmx5X3VzZV9mb3JfaGFuZHdyaXR0ZW5fdHJ1c3RlZF9tYXJrZG93bkIPCg1faXNfcmV0cnlhYmxlQhIKEF9zaG93X3JlcXVlc3RfaWRCHgocX3Nob3VsZF9zaG93X2ltbWVkaWF0ZV9lcnJvciIYChZBdmFpbGFibGVNb2RlbHNSZXF1ZXN0ItIOChdBdmFpbGFibGVNb2RlbHNSZXNwb25zZRITCgttb2RlbF9uYW1lcxgBIAMoCRJDCgZtb2RlbHMYAiADKAsyMy5haXNlcnZlci52MS5BdmFpbGFibGVNb2RlbHNSZXNwb25zZS5BdmFpbGFibGVNb2RlbBJbChVjb21wb3Nlcl9tb2RlbF9jb25maWcYBCABKAsyNy5haXNlcnZlci52MS5BdmFpbGFibGVNb2RlbHNSZXNwb25zZS5GZWF0dXJlTW9kZWxDb25maWdIAIgBARJYChJjbWRfa19tb2RlbF9jb25maWcYBSABKAsyNy5haXNlcnZlci52MS5BdmFpbGFibGVNb2RlbHNSZXNwb25zZS5GZWF0dXJlTW9kZWxDb25maWdIAYgBARJmCiBiYWNrZ3JvdW5kX2NvbXBvc2VyX21vZGVsX2NvbmZpZxgGIAEoCzI3LmFpc2VydmVyLnYxLkF2YWlsYWJsZU1vZGVsc1Jlc3BvbnNlLkZlYXR1cmVNb2RlbENvbmZpZ0gCiAEBEmEKG3BsYW5fZXhlY3V0aW9uX21vZGVsX2NvbmZpZxgHIAEoCzI3LmFpc2VydmVyLnYxLkF2YWlsYWJsZU1vZGVsc1Jlc3BvbnNlLkZlYXR1cmVNb2RlbENvbmZpZ0gDiAEBElcKEXNwZWNfbW9kZWxfY29uZmlnGAggASgLMjcuYWlzZXJ2ZXIudjEuQXZhaWxhYmxlTW9kZWxzUmVzcG9uc2UuRmVhdHVyZU1vZGVsQ29uZmlnSASIAQESXgoYZGVlcF9zZWFyY2hfbW9kZWxfY29uZmlnGAkgASgLMjcuYWlzZXJ2ZXIudjEuQXZhaWxhYmxlTW9kZWxzUmVzcG9uc2UuRmVhdHVyZU1vZGVsQ29uZmlnSAWIAQESXgoYcXVpY2tfYWdlbnRfbW9kZWxfY29uZmlnGAogASgLMjcuYWlzZXJ2ZXIudjEuQXZhaWxhYmxlTW9kZWxzUmVzcG9uc2UuRmVhdHVyZU1vZGVsQ29uZmlnSAaIAQEabwoLVG9vbHRpcERhdGESFAoMcHJpbWFyeV90ZXh0GAEgASgJEhYKDnNlY29uZGFyeV90ZXh0GAIgASgJEh0KEG1hcmtkb3duX2NvbnRlbnQYByABKAlIAIgBAUITChFfbWFya2Rvd25fY29udGVudBpEChJGZWF0dXJlTW9kZWxDb25maWcSFQoNZGVmYXVsdF9tb2RlbBgBIAEoCRIXCg9mYWxsYmFja19tb2RlbHMYAiADKAkaxAUKDkF2YWlsYWJsZU1vZGVsEgwKBG5hbWUYASABKAkSEgoKZGVmYXVsdF9vbhgCIAEoCBIbCg5zdXBwb3J0c19hZ2VudBgFIAEoCEgAiAEBEksKDHRvb2x0aXBfZGF0YRgIIAEoCzIwLmFpc2VydmVyLnYxLkF2YWlsYWJsZU1vZGVsc1Jlc3BvbnNlLlRvb2x0aXBEYXRhSAGIAQESHgoRc3VwcG9ydHNfdGhpbmtpbmcYCSABKAhIAogBARIcCg9zdXBwb3J0c19pbWFnZXMYCiABKAhIA4gBARIeChFzdXBwb3J0c19tYXhfbW9kZRgOIAEoCEgEiAEBEiAKE2NvbnRleHRfdG9rZW5fbGltaXQYDyABKAVIBYgBARIgChNjbGllbnRfZGlzcGxheV9uYW1lGBEgASgJSAaIAQESHgoRc2VydmVyX21vZGVsX25hbWUYEiABKAlIB4gBARIiChVzdXBwb3J0c19ub25fbWF4X21vZGUYEyABKAhICIgBARIfChJzdXBwb3J0c19wbGFuX21vZGUYFiABKAhICYgBARImChlpbnB1dGJveF9zaG9ydF9tb2RlbF9uYW1lGBggASgJSAqIAQFCEQoPX3N1cHBvcnRzX2FnZW50Qg8KDV90b29sdGlwX2RhdGFCFAoSX3N1cHBvcnRzX3RoaW5raW5nQhIKEF9zdXBwb3J0c19pbWFnZXNCFAoSX3N1cHBvcnRzX21heF9tb2RlQhYKFF9jb250ZXh0X3Rva2VuX2xpbWl0QhYKFF9jbGllbnRfZGlzcGxheV9uYW1lQhQKEl9zZXJ2ZXJfbW9kZWxfbmFtZUIYChZfc3VwcG9ydHNfbm9uX21heF9tb2RlQhUKE19zdXBwb3J0c19wbGFuX21vZGVCHAoaX2lucHV0Ym94X3Nob3J0X21vZGVsX25hbWVCGAoWX2NvbXBvc2VyX21vZGVsX2NvbmZpZ0IVChNfY21kX2tfbW9kZWxfY29uZmlnQiMKIV9iYWNrZ3JvdW5kX2NvbXBvc2VyX21vZGVsX2NvbmZpZ0IeChxfcGxhbl9leGVjdXRpb25fbW9kZWxfY29uZmlnQhQKEl9zcGVjX21vZGVsX2NvbmZpZ0IbChlfZGVlcF9zZWFyY2hfbW9kZWxfY29uZmlnQhsKGV9xdWlja19hZ2VudF9tb2RlbF9jb25maWdiBnByb3RvMw",
-  );
+export const file_aiserver_v1: GenFile = /*@__PURE__*/
+  fileDesc("ChFhaXNlcnZlcl92MS5wcm90bxILYWlzZXJ2ZXIudjEiIwoNQmlkaVJlcXVlc3RJZBISCgpyZXF1ZXN0X2lkGAEgASgJInwKEUJpZGlBcHBlbmRSZXF1ZXN0EgwKBGRhdGEYASABKAkSLgoKcmVxdWVzdF9pZBgCIAEoCzIaLmFpc2VydmVyLnYxLkJpZGlSZXF1ZXN0SWQSFAoMYXBwZW5kX3NlcW5vGAMgASgDEhMKC2RhdGFfYmluYXJ5GAQgASgMIhQKEkJpZGlBcHBlbmRSZXNwb25zZSKBAwoMRXJyb3JEZXRhaWxzEi4KBWVycm9yGAEgASgOMh8uYWlzZXJ2ZXIudjEuRXJyb3JEZXRhaWxzLkVycm9yEjAKB2RldGFpbHMYAiABKAsyHy5haXNlcnZlci52MS5DdXN0b21FcnJvckRldGFpbHMSGAoLaXNfZXhwZWN0ZWQYAyABKAhIAIgBASLkAQoFRXJyb3ISFQoRRVJST1JfVU5TUEVDSUZJRUQQABIXChNFUlJPUl9OT1RfTE9HR0VEX0lOEAISGAoURVJST1JfQkFEX01PREVMX05BTUUQBRIRCg1FUlJPUl9USU1FT1VUEBkSGAoURVJST1JfQ1VTVE9NX01FU1NBR0UQHRIVChFFUlJPUl9CQURfUkVRVUVTVBAkEh8KG0VSUk9SX0NPTlZFUlNBVElPTl9UT09fTE9ORxArEhgKFEVSUk9SX1BST1ZJREVSX0VSUk9SEDkSEgoORVJST1JfSU5URVJOQUwQO0IOCgxfaXNfZXhwZWN0ZWQinQMKEkN1c3RvbUVycm9yRGV0YWlscxINCgV0aXRsZRgBIAEoCRIOCgZkZXRhaWwYAiABKAkSZApXYWxsb3dfY29tbWFuZF9saW5rc19wb3RlbnRpYWxseV91bnNhZmVfcGxlYXNlX29ubHlfdXNlX2Zvcl9oYW5kd3JpdHRlbl90cnVzdGVkX21hcmtkb3duGAMgASgISACIAQESGQoMaXNfcmV0cnlhYmxlGAQgASgISAGIAQESHAoPc2hvd19yZXF1ZXN0X2lkGAUgASgISAKIAQESKAobc2hvdWxkX3Nob3dfaW1tZWRpYXRlX2Vycm9yGAYgASgISAOIAQFCWgpYX2FsbG93X2NvbW1hbmRfbGlua3NfcG90ZW50aWFsbHlfdW5zYWZlX3BsZWFzZV9vbmx5X3VzZV9mb3JfaGFuZHdyaXR0ZW5fdHJ1c3RlZF9tYXJrZG93bkIPCg1faXNfcmV0cnlhYmxlQhIKEF9zaG93X3JlcXVlc3RfaWRCHgocX3Nob3VsZF9zaG93X2ltbWVkaWF0ZV9lcnJvciIYChZBdmFpbGFibGVNb2RlbHNSZXF1ZXN0ItIOChdBdmFpbGFibGVNb2RlbHNSZXNwb25zZRITCgttb2RlbF9uYW1lcxgBIAMoCRJDCgZtb2RlbHMYAiADKAsyMy5haXNlcnZlci52MS5BdmFpbGFibGVNb2RlbHNSZXNwb25zZS5BdmFpbGFibGVNb2RlbBJbChVjb21wb3Nlcl9tb2RlbF9jb25maWcYBCABKAsyNy5haXNlcnZlci52MS5BdmFpbGFibGVNb2RlbHNSZXNwb25zZS5GZWF0dXJlTW9kZWxDb25maWdIAIgBARJYChJjbWRfa19tb2RlbF9jb25maWcYBSABKAsyNy5haXNlcnZlci52MS5BdmFpbGFibGVNb2RlbHNSZXNwb25zZS5GZWF0dXJlTW9kZWxDb25maWdIAYgBARJmCiBiYWNrZ3JvdW5kX2NvbXBvc2VyX21vZGVsX2NvbmZpZxgGIAEoCzI3LmFpc2VydmVyLnYxLkF2YWlsYWJsZU1vZGVsc1Jlc3BvbnNlLkZlYXR1cmVNb2RlbENvbmZpZ0gCiAEBEmEKG3BsYW5fZXhlY3V0aW9uX21vZGVsX2NvbmZpZxgHIAEoCzI3LmFpc2VydmVyLnYxLkF2YWlsYWJsZU1vZGVsc1Jlc3BvbnNlLkZlYXR1cmVNb2RlbENvbmZpZ0gDiAEBElcKEXNwZWNfbW9kZWxfY29uZmlnGAggASgLMjcuYWlzZXJ2ZXIudjEuQXZhaWxhYmxlTW9kZWxzUmVzcG9uc2UuRmVhdHVyZU1vZGVsQ29uZmlnSASIAQESXgoYZGVlcF9zZWFyY2hfbW9kZWxfY29uZmlnGAkgASgLMjcuYWlzZXJ2ZXIudjEuQXZhaWxhYmxlTW9kZWxzUmVzcG9uc2UuRmVhdHVyZU1vZGVsQ29uZmlnSAWIAQESXgoYcXVpY2tfYWdlbnRfbW9kZWxfY29uZmlnGAogASgLMjcuYWlzZXJ2ZXIudjEuQXZhaWxhYmxlTW9kZWxzUmVzcG9uc2UuRmVhdHVyZU1vZGVsQ29uZmlnSAaIAQEabwoLVG9vbHRpcERhdGESFAoMcHJpbWFyeV90ZXh0GAEgASgJEhYKDnNlY29uZGFyeV90ZXh0GAIgASgJEh0KEG1hcmtkb3duX2NvbnRlbnQYByABKAlIAIgBAUITChFfbWFya2Rvd25fY29udGVudBpEChJGZWF0dXJlTW9kZWxDb25maWcSFQoNZGVmYXVsdF9tb2RlbBgBIAEoCRIXCg9mYWxsYmFja19tb2RlbHMYAiADKAkaxAUKDkF2YWlsYWJsZU1vZGVsEgwKBG5hbWUYASABKAkSEgoKZGVmYXVsdF9vbhgCIAEoCBIbCg5zdXBwb3J0c19hZ2VudBgFIAEoCEgAiAEBEksKDHRvb2x0aXBfZGF0YRgIIAEoCzIwLmFpc2VydmVyLnYxLkF2YWlsYWJsZU1vZGVsc1Jlc3BvbnNlLlRvb2x0aXBEYXRhSAGIAQESHgoRc3VwcG9ydHNfdGhpbmtpbmcYCSABKAhIAogBARIcCg9zdXBwb3J0c19pbWFnZXMYCiABKAhIA4gBARIeChFzdXBwb3J0c19tYXhfbW9kZRgOIAEoCEgEiAEBEiAKE2NvbnRleHRfdG9rZW5fbGltaXQYDyABKAVIBYgBARIgChNjbGllbnRfZGlzcGxheV9uYW1lGBEgASgJSAaIAQESHgoRc2VydmVyX21vZGVsX25hbWUYEiABKAlIB4gBARIiChVzdXBwb3J0c19ub25fbWF4X21vZGUYEyABKAhICIgBARIfChJzdXBwb3J0c19wbGFuX21vZGUYFiABKAhICYgBARImChlpbnB1dGJveF9zaG9ydF9tb2RlbF9uYW1lGBggASgJSAqIAQFCEQoPX3N1cHBvcnRzX2FnZW50Qg8KDV90b29sdGlwX2RhdGFCFAoSX3N1cHBvcnRzX3RoaW5raW5nQhIKEF9zdXBwb3J0c19pbWFnZXNCFAoSX3N1cHBvcnRzX21heF9tb2RlQhYKFF9jb250ZXh0X3Rva2VuX2xpbWl0QhYKFF9jbGllbnRfZGlzcGxheV9uYW1lQhQKEl9zZXJ2ZXJfbW9kZWxfbmFtZUIYChZfc3VwcG9ydHNfbm9uX21heF9tb2RlQhUKE19zdXBwb3J0c19wbGFuX21vZGVCHAoaX2lucHV0Ym94X3Nob3J0X21vZGVsX25hbWVCGAoWX2NvbXBvc2VyX21vZGVsX2NvbmZpZ0IVChNfY21kX2tfbW9kZWxfY29uZmlnQiMKIV9iYWNrZ3JvdW5kX2NvbXBvc2VyX21vZGVsX2NvbmZpZ0IeChxfcGxhbl9leGVjdXRpb25fbW9kZWxfY29uZmlnQhQKEl9zcGVjX21vZGVsX2NvbmZpZ0IbChlfZGVlcF9zZWFyY2hfbW9kZWxfY29uZmlnQhsKGV9xdWlja19hZ2VudF9tb2RlbF9jb25maWdiBnByb3RvMw");
 
 /**
  * The body of `agent.v1.AgentService/RunSSE` and the id inside every BidiAppend.
@@ -37,8 +34,7 @@ export type BidiRequestId = Message<"aiserver.v1.BidiRequestId"> & {
  * Describes the message aiserver.v1.BidiRequestId.
  * Use `create(BidiRequestIdSchema)` to create a new message.
  */
-export const BidiRequestIdSchema: GenMessage<BidiRequestId> =
-  /*@__PURE__*/
+export const BidiRequestIdSchema: GenMessage<BidiRequestId> = /*@__PURE__*/
   messageDesc(file_aiserver_v1, 0);
 
 /**
@@ -74,21 +70,20 @@ export type BidiAppendRequest = Message<"aiserver.v1.BidiAppendRequest"> & {
  * Describes the message aiserver.v1.BidiAppendRequest.
  * Use `create(BidiAppendRequestSchema)` to create a new message.
  */
-export const BidiAppendRequestSchema: GenMessage<BidiAppendRequest> =
-  /*@__PURE__*/
+export const BidiAppendRequestSchema: GenMessage<BidiAppendRequest> = /*@__PURE__*/
   messageDesc(file_aiserver_v1, 1);
 
 /**
  * @generated from message aiserver.v1.BidiAppendResponse
  */
-export type BidiAppendResponse = Message<"aiserver.v1.BidiAppendResponse"> & {};
+export type BidiAppendResponse = Message<"aiserver.v1.BidiAppendResponse"> & {
+};
 
 /**
  * Describes the message aiserver.v1.BidiAppendResponse.
  * Use `create(BidiAppendResponseSchema)` to create a new message.
  */
-export const BidiAppendResponseSchema: GenMessage<BidiAppendResponse> =
-  /*@__PURE__*/
+export const BidiAppendResponseSchema: GenMessage<BidiAppendResponse> = /*@__PURE__*/
   messageDesc(file_aiserver_v1, 2);
 
 /**
@@ -115,8 +110,7 @@ export type ErrorDetails = Message<"aiserver.v1.ErrorDetails"> & {
  * Describes the message aiserver.v1.ErrorDetails.
  * Use `create(ErrorDetailsSchema)` to create a new message.
  */
-export const ErrorDetailsSchema: GenMessage<ErrorDetails> =
-  /*@__PURE__*/
+export const ErrorDetailsSchema: GenMessage<ErrorDetails> = /*@__PURE__*/
   messageDesc(file_aiserver_v1, 3);
 
 /**
@@ -172,8 +166,7 @@ export enum ErrorDetails_Error {
 /**
  * Describes the enum aiserver.v1.ErrorDetails.Error.
  */
-export const ErrorDetails_ErrorSchema: GenEnum<ErrorDetails_Error> =
-  /*@__PURE__*/
+export const ErrorDetails_ErrorSchema: GenEnum<ErrorDetails_Error> = /*@__PURE__*/
   enumDesc(file_aiserver_v1, 3, 0);
 
 /**
@@ -193,8 +186,7 @@ export type CustomErrorDetails = Message<"aiserver.v1.CustomErrorDetails"> & {
   /**
    * @generated from field: optional bool allow_command_links_potentially_unsafe_please_only_use_for_handwritten_trusted_markdown = 3;
    */
-  allowCommandLinksPotentiallyUnsafePleaseOnlyUseForHandwrittenTrustedMarkdown?:
-    boolean | undefined;
+  allowCommandLinksPotentiallyUnsafePleaseOnlyUseForHandwrittenTrustedMarkdown?: boolean | undefined;
 
   /**
    * @generated from field: optional bool is_retryable = 4;
@@ -216,21 +208,20 @@ export type CustomErrorDetails = Message<"aiserver.v1.CustomErrorDetails"> & {
  * Describes the message aiserver.v1.CustomErrorDetails.
  * Use `create(CustomErrorDetailsSchema)` to create a new message.
  */
-export const CustomErrorDetailsSchema: GenMessage<CustomErrorDetails> =
-  /*@__PURE__*/
+export const CustomErrorDetailsSchema: GenMessage<CustomErrorDetails> = /*@__PURE__*/
   messageDesc(file_aiserver_v1, 4);
 
 /**
  * @generated from message aiserver.v1.AvailableModelsRequest
  */
-export type AvailableModelsRequest = Message<"aiserver.v1.AvailableModelsRequest"> & {};
+export type AvailableModelsRequest = Message<"aiserver.v1.AvailableModelsRequest"> & {
+};
 
 /**
  * Describes the message aiserver.v1.AvailableModelsRequest.
  * Use `create(AvailableModelsRequestSchema)` to create a new message.
  */
-export const AvailableModelsRequestSchema: GenMessage<AvailableModelsRequest> =
-  /*@__PURE__*/
+export const AvailableModelsRequestSchema: GenMessage<AvailableModelsRequest> = /*@__PURE__*/
   messageDesc(file_aiserver_v1, 5);
 
 /**
@@ -287,138 +278,132 @@ export type AvailableModelsResponse = Message<"aiserver.v1.AvailableModelsRespon
  * Describes the message aiserver.v1.AvailableModelsResponse.
  * Use `create(AvailableModelsResponseSchema)` to create a new message.
  */
-export const AvailableModelsResponseSchema: GenMessage<AvailableModelsResponse> =
-  /*@__PURE__*/
+export const AvailableModelsResponseSchema: GenMessage<AvailableModelsResponse> = /*@__PURE__*/
   messageDesc(file_aiserver_v1, 6);
 
 /**
  * @generated from message aiserver.v1.AvailableModelsResponse.TooltipData
  */
-export type AvailableModelsResponse_TooltipData =
-  Message<"aiserver.v1.AvailableModelsResponse.TooltipData"> & {
-    /**
-     * @generated from field: string primary_text = 1;
-     */
-    primaryText: string;
+export type AvailableModelsResponse_TooltipData = Message<"aiserver.v1.AvailableModelsResponse.TooltipData"> & {
+  /**
+   * @generated from field: string primary_text = 1;
+   */
+  primaryText: string;
 
-    /**
-     * @generated from field: string secondary_text = 2;
-     */
-    secondaryText: string;
+  /**
+   * @generated from field: string secondary_text = 2;
+   */
+  secondaryText: string;
 
-    /**
-     * @generated from field: optional string markdown_content = 7;
-     */
-    markdownContent?: string | undefined;
-  };
+  /**
+   * @generated from field: optional string markdown_content = 7;
+   */
+  markdownContent?: string | undefined;
+};
 
 /**
  * Describes the message aiserver.v1.AvailableModelsResponse.TooltipData.
  * Use `create(AvailableModelsResponse_TooltipDataSchema)` to create a new message.
  */
-export const AvailableModelsResponse_TooltipDataSchema: GenMessage<AvailableModelsResponse_TooltipData> =
-  /*@__PURE__*/
+export const AvailableModelsResponse_TooltipDataSchema: GenMessage<AvailableModelsResponse_TooltipData> = /*@__PURE__*/
   messageDesc(file_aiserver_v1, 6, 0);
 
 /**
  * @generated from message aiserver.v1.AvailableModelsResponse.FeatureModelConfig
  */
-export type AvailableModelsResponse_FeatureModelConfig =
-  Message<"aiserver.v1.AvailableModelsResponse.FeatureModelConfig"> & {
-    /**
-     * @generated from field: string default_model = 1;
-     */
-    defaultModel: string;
+export type AvailableModelsResponse_FeatureModelConfig = Message<"aiserver.v1.AvailableModelsResponse.FeatureModelConfig"> & {
+  /**
+   * @generated from field: string default_model = 1;
+   */
+  defaultModel: string;
 
-    /**
-     * @generated from field: repeated string fallback_models = 2;
-     */
-    fallbackModels: string[];
-  };
+  /**
+   * @generated from field: repeated string fallback_models = 2;
+   */
+  fallbackModels: string[];
+};
 
 /**
  * Describes the message aiserver.v1.AvailableModelsResponse.FeatureModelConfig.
  * Use `create(AvailableModelsResponse_FeatureModelConfigSchema)` to create a new message.
  */
-export const AvailableModelsResponse_FeatureModelConfigSchema: GenMessage<AvailableModelsResponse_FeatureModelConfig> =
-  /*@__PURE__*/
+export const AvailableModelsResponse_FeatureModelConfigSchema: GenMessage<AvailableModelsResponse_FeatureModelConfig> = /*@__PURE__*/
   messageDesc(file_aiserver_v1, 6, 1);
 
 /**
  * @generated from message aiserver.v1.AvailableModelsResponse.AvailableModel
  */
-export type AvailableModelsResponse_AvailableModel =
-  Message<"aiserver.v1.AvailableModelsResponse.AvailableModel"> & {
-    /**
-     * @generated from field: string name = 1;
-     */
-    name: string;
+export type AvailableModelsResponse_AvailableModel = Message<"aiserver.v1.AvailableModelsResponse.AvailableModel"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
 
-    /**
-     * @generated from field: bool default_on = 2;
-     */
-    defaultOn: boolean;
+  /**
+   * @generated from field: bool default_on = 2;
+   */
+  defaultOn: boolean;
 
-    /**
-     * @generated from field: optional bool supports_agent = 5;
-     */
-    supportsAgent?: boolean | undefined;
+  /**
+   * @generated from field: optional bool supports_agent = 5;
+   */
+  supportsAgent?: boolean | undefined;
 
-    /**
-     * @generated from field: optional aiserver.v1.AvailableModelsResponse.TooltipData tooltip_data = 8;
-     */
-    tooltipData?: AvailableModelsResponse_TooltipData | undefined;
+  /**
+   * @generated from field: optional aiserver.v1.AvailableModelsResponse.TooltipData tooltip_data = 8;
+   */
+  tooltipData?: AvailableModelsResponse_TooltipData | undefined;
 
-    /**
-     * @generated from field: optional bool supports_thinking = 9;
-     */
-    supportsThinking?: boolean | undefined;
+  /**
+   * @generated from field: optional bool supports_thinking = 9;
+   */
+  supportsThinking?: boolean | undefined;
 
-    /**
-     * @generated from field: optional bool supports_images = 10;
-     */
-    supportsImages?: boolean | undefined;
+  /**
+   * @generated from field: optional bool supports_images = 10;
+   */
+  supportsImages?: boolean | undefined;
 
-    /**
-     * @generated from field: optional bool supports_max_mode = 14;
-     */
-    supportsMaxMode?: boolean | undefined;
+  /**
+   * @generated from field: optional bool supports_max_mode = 14;
+   */
+  supportsMaxMode?: boolean | undefined;
 
-    /**
-     * @generated from field: optional int32 context_token_limit = 15;
-     */
-    contextTokenLimit?: number | undefined;
+  /**
+   * @generated from field: optional int32 context_token_limit = 15;
+   */
+  contextTokenLimit?: number | undefined;
 
-    /**
-     * @generated from field: optional string client_display_name = 17;
-     */
-    clientDisplayName?: string | undefined;
+  /**
+   * @generated from field: optional string client_display_name = 17;
+   */
+  clientDisplayName?: string | undefined;
 
-    /**
-     * @generated from field: optional string server_model_name = 18;
-     */
-    serverModelName?: string | undefined;
+  /**
+   * @generated from field: optional string server_model_name = 18;
+   */
+  serverModelName?: string | undefined;
 
-    /**
-     * @generated from field: optional bool supports_non_max_mode = 19;
-     */
-    supportsNonMaxMode?: boolean | undefined;
+  /**
+   * @generated from field: optional bool supports_non_max_mode = 19;
+   */
+  supportsNonMaxMode?: boolean | undefined;
 
-    /**
-     * @generated from field: optional bool supports_plan_mode = 22;
-     */
-    supportsPlanMode?: boolean | undefined;
+  /**
+   * @generated from field: optional bool supports_plan_mode = 22;
+   */
+  supportsPlanMode?: boolean | undefined;
 
-    /**
-     * @generated from field: optional string inputbox_short_model_name = 24;
-     */
-    inputboxShortModelName?: string | undefined;
-  };
+  /**
+   * @generated from field: optional string inputbox_short_model_name = 24;
+   */
+  inputboxShortModelName?: string | undefined;
+};
 
 /**
  * Describes the message aiserver.v1.AvailableModelsResponse.AvailableModel.
  * Use `create(AvailableModelsResponse_AvailableModelSchema)` to create a new message.
  */
-export const AvailableModelsResponse_AvailableModelSchema: GenMessage<AvailableModelsResponse_AvailableModel> =
-  /*@__PURE__*/
+export const AvailableModelsResponse_AvailableModelSchema: GenMessage<AvailableModelsResponse_AvailableModel> = /*@__PURE__*/
   messageDesc(file_aiserver_v1, 6, 2);
+
