@@ -1,9 +1,8 @@
+import type { ModelEffort, ProviderName } from "./model-kinds.js";
 import type { ProviderOptions } from "./provider-options.js";
 
-import type { ModelEffort, ProviderName } from "./model-names.js";
-
-export { modelEfforts, providerNames } from "./model-names.js";
-export type { ModelEffort, ProviderName } from "./model-names.js";
+export { modelEfforts, providerNames } from "./model-kinds.js";
+export type { ModelEffort, ProviderName } from "./model-kinds.js";
 
 /** One configured BYOK model (an entry of the models file, or the single-provider variables). */
 export interface ModelConfig extends ProviderOptions {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { modelEfforts } from "./model-names.js";
-import type { ModelEffort, ProviderName } from "./model-names.js";
+import { modelEfforts } from "./model-kinds.js";
+import type { ModelEffort, ProviderName } from "./model-kinds.js";
 
 /** Provider settings of a model entry beyond key, endpoint and effort (each provider's own). */
 export interface ProviderOptions {

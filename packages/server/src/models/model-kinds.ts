@@ -1,5 +1,4 @@
-// The provider and effort names, apart from `ModelConfig`, so provider options can use them
-// without an import cycle.
+/** The provider kinds and reasoning efforts a model entry can name (no imports: provider options and model config both build on these). */
 export const providerNames = ["openai-responses", "openai-chat", "anthropic", "simulated"] as const;
 export type ProviderName = (typeof providerNames)[number];
 
