@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { wireRoutes } from "@cursor/wire";
 import { IdeWorkspace } from "@cursor/wire/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -210,6 +212,76 @@ describe("Cursor actions through a real gateway process", () => {
       }
     } finally {
       transport.close();
+    }
+  });
+});
+
+describe("several BYOK models at once (CURSOR_GATEWAY_MODELS_FILE)", () => {
+  it("requested_model picks the entry: its provider kind, provider model and effort; the lists show every entry", async () => {
+    const dataDir = folders.create();
+    const modelsFile = join(dataDir, "..", `models-${Date.now()}.json`);
+    writeFileSync(
+      modelsFile,
+      JSON.stringify({
+        models: [
+          {
+            id: "gpt-5-high",
+            displayName: "GPT-5 (high)",
+            provider: "openai-responses",
+            model: "gpt-5",
+            apiKeyEnv: "OPENAI_API_KEY",
+            baseURL: provider.fake.openaiBaseURL,
+            effort: "high",
+          },
+          {
+            id: "sonnet",
+            displayName: "Claude Sonnet 4.6",
+            provider: "anthropic",
+            model: "claude-sonnet-4-6",
+            apiKeyEnv: "ANTHROPIC_API_KEY",
+            baseURL: provider.fake.anthropicBaseURL,
+          },
+        ],
+      }),
+    );
+    const several = await startWireGateway({
+      provider,
+      dataDir,
+      extra: { CURSOR_GATEWAY_MODELS_FILE: modelsFile, ANTHROPIC_API_KEY: "test-anthropic-key" },
+    });
+    const { ide, transport } = scriptedIde({ url: several.url, protocol: "h2c" });
+    try {
+      const reply = await ide.post(wireRoutes.availableModels, new Uint8Array());
+      const listed = Buffer.from(reply.body).toString("latin1");
+      for (const name of ["gpt-5-high", "GPT-5 (high)", "sonnet", "Claude Sonnet 4.6"]) {
+        expect(listed).toContain(name);
+      }
+      const picked: { api: string; model: unknown; effort: unknown }[] = [];
+      for (const [index, modelId] of ["sonnet", "gpt-5-high", "default"].entries()) {
+        provider.reply = { type: "text", text: `Answer ${index}.` };
+        const before = provider.fake.requests.length;
+        const turn = await ide.runTurn({
+          conversationId: `several-${index}`,
+          text: "hello",
+          modelId,
+          requestContext: fullCursorContext(),
+        });
+        expect(turn.end, JSON.stringify(turn.end)).toEqual({});
+        expect(turn.text).toBe(`Answer ${index}.`);
+        const requests = provider.fake.requests.slice(before);
+        expect(requests).toHaveLength(1);
+        const body = requests[0]!.body as { model?: unknown; reasoning?: { effort?: unknown } };
+        picked.push({ api: requests[0]!.api, model: body.model, effort: body.reasoning?.effort });
+      }
+      expect(picked).toEqual([
+        { api: "anthropic", model: "claude-sonnet-4-6", effort: undefined },
+        { api: "openai-responses", model: "gpt-5", effort: "high" },
+        // `default` is the first entry.
+        { api: "openai-responses", model: "gpt-5", effort: "high" },
+      ]);
+    } finally {
+      transport.close();
+      await several.stop();
     }
   });
 });

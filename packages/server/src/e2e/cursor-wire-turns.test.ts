@@ -222,6 +222,28 @@ describe.each(wireProtocols)("Cursor turns through a real gateway process over %
     expect(history.filter((message) => message.kind === "request-context")).toHaveLength(1);
   });
 
+  it("a run request appended before its RunSSE opens: the stream carries the whole turn", async () => {
+    const conversationId = conversation("append-first");
+    provider.reply = { type: "text", text: "Streamed after all." };
+    const { result: turn, requests } = await calls(() =>
+      ide.runTurn({
+        conversationId,
+        text: "hello",
+        requestContext: fullCursorContext(),
+        appendFirst: true,
+      }),
+    );
+    expectCleanEnd(turn);
+    expect(turn.text).toBe("Streamed after all.");
+    expect(requests).toHaveLength(1);
+    expect(turn.sequence.at(-3)).toBe("checkpoint");
+    expect((await gateway.history(conversationId)).map((message) => message.kind)).toEqual([
+      "request-context",
+      "runtime",
+      "assistant",
+    ]);
+  });
+
   it("a retry of the same run request appends nothing twice and calls no provider", async () => {
     const conversationId = conversation("retry");
     provider.reply = { type: "text", text: "Answered once." };

@@ -234,7 +234,7 @@ async function proxyChecks({
   return { checks, status };
 }
 
-async function gatewayChecks({
+export async function gatewayChecks({
   status,
   proxyURL,
 }: {

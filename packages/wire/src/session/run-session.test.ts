@@ -101,6 +101,42 @@ describe("run streams (RunSSE + BidiAppend)", () => {
     expect(service.bodies).toHaveLength(1);
   });
 
+  it("a RunSSE reconnecting mid-run gets every frame sent so far, then the rest of the run live", async () => {
+    const { service, wire } = setup();
+    let release!: () => void;
+    service.script({
+      events: [{ type: "text.delta", text: "first half" }],
+      hold: new Promise<void>((r) => (release = r)),
+    });
+    const abort = new AbortController();
+    const dropped = new RecordingStream(wire, "r-mid", { signal: abort.signal });
+    await wire.bidiAppend({
+      headers: {},
+      body: appendBody({
+        requestId: "r-mid",
+        seqno: 0,
+        message: runRequestMessage({ conversationId: "mid" }),
+      }),
+    });
+    await until(() => dropped.kinds.includes("textDelta"));
+    // The client's connection drops while the run is still streaming, and it reconnects.
+    abort.abort();
+    await dropped.done;
+    const seen = dropped.kinds;
+    expect(seen).not.toContain("turnEnded");
+    const resumed = new RecordingStream(wire, "r-mid", { answerKvFrom: 1 });
+    await until(() => resumed.kinds.length >= seen.length);
+    // The backlog first, byte for byte, before anything new.
+    expect(resumed.chunks.slice(0, dropped.chunks.length)).toEqual(dropped.chunks);
+    release();
+    await resumed.done;
+    expect(resumed.endJson).toEqual({});
+    expect(resumed.kinds.slice(0, seen.length)).toEqual(seen);
+    expect(resumed.kinds.slice(seen.length)).toContain("turnEnded");
+    // One run: the service was called once, and the run was not cancelled by the drop.
+    expect(service.bodies).toHaveLength(1);
+  });
+
   it("keeps an ended stream 30 s for a reconnect, then refuses the request id", async () => {
     const { timers, wire } = setup();
     const stream = new RecordingStream(wire, "r-keep", { answerKvFrom: 1 });
