@@ -33,8 +33,8 @@ export interface StartGatewayOptions {
    */
   readonly behindCursorProxy?: boolean;
   /**
-   * Runs the tool rounds of Cursor turns. Default: the wire's `unavailableToolBridge` (every
-   * call answers that tools do not run in the editor yet).
+   * Runs the tool rounds of Cursor turns. Default: the wire's `createIdeToolBridge()` (each
+   * call runs in the IDE through the agent protocol's exec messages).
    */
   readonly toolBridge?: ToolBridgeFactory;
 }

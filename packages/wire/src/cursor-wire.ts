@@ -26,7 +26,7 @@ import { cancelledError } from "./turn/map-errors.js";
 import { defaultMaxToolRounds, runCursorTurn } from "./turn/run-cursor-turn.js";
 import type { CursorTurnDeps } from "./turn/turn-context.js";
 import type { ToolBridgeFactory } from "./turn/tool-bridge.js";
-import { unavailableToolBridge } from "./turn/tool-bridge.js";
+import { createIdeToolBridge } from "./tools/ide-tool-bridge.js";
 
 /** Where a RunSSE answer goes: any HTTP/1.1 or HTTP/2 response. */
 export interface RunSseResponse {
@@ -101,7 +101,7 @@ export function createCursorWire(options: CursorWireOptions): CursorWire {
     records: new TurnRecordPacks(),
     uiTurns: new UiTurnMemory(),
     timers,
-    toolBridge: options.toolBridge ?? unavailableToolBridge,
+    toolBridge: options.toolBridge ?? createIdeToolBridge({ timers }),
     maxToolRounds: options.maxToolRounds ?? defaultMaxToolRounds,
   };
 

@@ -2,6 +2,8 @@
 export { MemoryIdeBlobStore } from "./testing/ide-blob-store.js";
 export { createInProcessFetch } from "./testing/in-process-fetch.js";
 export type { FetchLike } from "./testing/in-process-fetch.js";
+export { IdeWorkspace } from "./testing/ide-workspace.js";
+export type { IdeExecRecord, IdeShellRun, IdeWorkspaceOptions } from "./testing/ide-workspace.js";
 export { ScriptedIdeClient } from "./testing/scripted-ide-client.js";
 export type {
   IdeEndStream,
@@ -11,3 +13,15 @@ export type {
   ScriptedIdeClientOptions,
 } from "./testing/scripted-ide-client.js";
 export { ManualTimers } from "./session/wire-timers.js";
+// The message schemas a test needs to build raw client messages (malformed, duplicated, late).
+export {
+  AgentClientMessageSchema,
+  ExecClientControlMessageSchema,
+  ExecClientMessageSchema,
+} from "./gen/agent_v1_pb.js";
+export type {
+  AgentServerMessage,
+  ExecServerMessage,
+  InteractionQuery,
+  InteractionUpdate,
+} from "./gen/agent_v1_pb.js";

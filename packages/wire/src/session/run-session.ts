@@ -350,6 +350,11 @@ export class RunSession {
       runId: "",
       send: () => undefined,
       signal: this.signal,
+      nextExecId: () => 0,
+      lastExecId: () => 0,
+      settled: () => undefined,
+      todos: { get: () => [], set: () => undefined },
+      mcpTools: new Map(),
     };
   }
 

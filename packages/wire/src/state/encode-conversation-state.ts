@@ -10,6 +10,7 @@ import { fromHex, sha256, toHex } from "../hex.js";
 import type { ClientBlob } from "../session/kv-channel.js";
 import type { HeadSnapshot } from "./head-snapshot.js";
 import { pendingToolCallsJson } from "./pending-tool-calls-json.js";
+import type { SettledToolResult } from "./pending-tool-calls-json.js";
 import { createStateSeal, encodeStateSeal } from "./state-seal.js";
 import type { TurnRecordPacks } from "./turn-record-packs.js";
 import { turnRecordsDigest } from "./turn-record-packs.js";
@@ -38,7 +39,8 @@ function eager(blob: ClientBlob): ReferencedBlob {
  *   compute and the blobs are built only for the messages the client does not hold yet;
  * - `turns`: the UI turns (the echoed ones, then this run's);
  * - `pending_tool_calls`, `token_details`, `summary`, `mode`, `self_summary_count`: current;
- * - `todos`: echoed (the gateway keeps none until the tool bridge runs `todo_write`);
+ * - `todos`: the gateway's list (`todo_write`), or the echoed entries when it was not given;
+ * - `pending_tool_calls` also records the results of the open round's calls that settled;
  * - every field the gateway does not own: the echoed state's bytes, unchanged.
  */
 export function encodeConversationState({
@@ -49,6 +51,8 @@ export function encodeConversationState({
   tokenDetails,
   secret,
   records,
+  settled,
+  todos,
 }: {
   head: HeadSnapshot;
   /** The state the client sent with the run request (foreign fields and todos come from it). */
@@ -59,6 +63,10 @@ export function encodeConversationState({
   tokenDetails: { readonly usedTokens: number; readonly maxTokens: number };
   secret: string;
   records: TurnRecordPacks;
+  /** Results of the open round's calls so far. */
+  settled?: ReadonlyMap<string, SettledToolResult>;
+  /** The todo list's entries (each an encoded TodoItem); absent: the echoed ones. */
+  todos?: readonly Uint8Array[];
 }): EncodedConversationState {
   const messageIds = head.digests;
   const blobs: ReferencedBlob[] = [];
@@ -99,8 +107,8 @@ export function encodeConversationState({
       ...recordIds.map(fromHex),
       ...messageIds.map(fromHex),
     ],
-    todos: echoed?.todos ?? [],
-    pendingToolCalls: pendingToolCallsJson(head),
+    todos: [...(todos ?? echoed?.todos ?? [])],
+    pendingToolCalls: pendingToolCallsJson(head, settled),
     tokenDetails: create(ConversationTokenDetailsSchema, tokenDetails),
     ...(summary?.kind === "summary"
       ? {

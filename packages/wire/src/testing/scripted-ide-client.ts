@@ -3,8 +3,11 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { EnvelopeDecoder, encodeEnvelope, envelopeFlags } from "../connect/envelope.js";
 import type {
+  AgentClientMessage,
   AgentServerMessage,
   ConversationStateStructure,
+  ExecServerMessage,
+  InteractionQuery,
   InteractionUpdate,
   TurnEndedUpdate,
 } from "../gen/agent_v1_pb.js";
@@ -34,6 +37,7 @@ import {
 import { fromHex, toHex } from "../hex.js";
 import { wireRoutes } from "../routes.js";
 import { MemoryIdeBlobStore } from "./ide-blob-store.js";
+import type { IdeWorkspace } from "./ide-workspace.js";
 import type { FetchLike } from "./in-process-fetch.js";
 
 type ModeName = "agent" | "ask" | "plan" | "debug";
@@ -102,6 +106,11 @@ export interface IdeTurnInput {
   readonly appendFirst?: boolean;
   /** Sees every server message; may cancel the run or drop the stream. */
   readonly onMessage?: (message: AgentServerMessage) => IdeReaction;
+  /**
+   * Whether the workspace answers an exec or interaction query (default "answer"); "hold"
+   * leaves it unanswered (a user who has not approved yet, a gateway killed mid-round).
+   */
+  readonly execPolicy?: (request: ExecServerMessage | InteractionQuery) => "answer" | "hold";
 }
 
 export interface ScriptedIdeClientOptions {
@@ -122,6 +131,8 @@ export interface ScriptedIdeClientOptions {
   readonly ignoreBlobSets?: boolean;
   /** BidiAppend calls in flight at once (default 16), started in seqno order. */
   readonly maxAppendsInFlight?: number;
+  /** The editor workspace that answers the gateway's execs and interaction queries. */
+  readonly workspace?: IdeWorkspace;
 }
 
 /**
@@ -403,6 +414,20 @@ export class ScriptedIdeClient {
               case: "getBlobResult",
               value: create(GetBlobResultSchema, data === undefined ? {} : { blobData: data }),
             });
+          }
+          break;
+        }
+        case "execServerMessage":
+        case "interactionQuery": {
+          sequence.push(content.case);
+          const workspace = this.#options.workspace;
+          if (workspace === undefined || input.execPolicy?.(content.value) === "hold") break;
+          const replies: (AgentClientMessage | undefined)[] =
+            content.case === "execServerMessage"
+              ? workspace.answer(content.value)
+              : [workspace.answerQuery(content.value)];
+          for (const reply of replies) {
+            if (reply !== undefined) void appendMessage(toBinary(AgentClientMessageSchema, reply));
           }
           break;
         }

@@ -1,11 +1,13 @@
 import { create } from "@bufbuild/protobuf";
 import type { Usage } from "@cursor/run";
-import type { AgentRunRequest } from "../gen/agent_v1_pb.js";
+import type { AgentRunRequest, TodoItem } from "../gen/agent_v1_pb.js";
 import { AgentServerMessageSchema } from "../gen/agent_v1_pb.js";
 import { toHex } from "../hex.js";
 import type { ClientBlob } from "../session/kv-channel.js";
 import { encodeConversationState } from "../state/encode-conversation-state.js";
 import type { HeadSnapshot } from "../state/head-snapshot.js";
+import type { SettledToolResult } from "../state/pending-tool-calls-json.js";
+import { encodeTodos } from "../tools/todos.js";
 import { buildUiTurn } from "../state/ui-turn.js";
 import type { ClientBlobSource } from "../translate/client-blob-source.js";
 import { cursorMode } from "../translate/translate-mode.js";
@@ -71,8 +73,14 @@ export class CheckpointPublisher {
     head,
     runId,
     lastUsage,
+    settled,
+    todos,
   }: {
     head: HeadSnapshot;
+    /** Results of the open round's calls so far. */
+    settled?: ReadonlyMap<string, SettledToolResult>;
+    /** The conversation's todo list. */
+    todos?: readonly TodoItem[];
     /** The run the head belongs to (its UI turn). */
     runId: string | undefined;
     /** The latest provider call's usage, for the context gauge. */
@@ -99,6 +107,8 @@ export class CheckpointPublisher {
       },
       secret: deps.ports.checkpointSecret,
       records: deps.records,
+      ...(settled === undefined ? {} : { settled }),
+      ...(todos === undefined ? {} : { todos: encodeTodos(todos) }),
     });
     const candidates = new Map(
       encoded.blobs.filter((blob) => !this.#known.has(blob.id)).map((blob) => [blob.id, blob]),

@@ -22,6 +22,7 @@ import { MemoryIdeBlobStore } from "../testing/ide-blob-store.js";
 import { createInProcessFetch } from "../testing/in-process-fetch.js";
 import { ScriptedIdeClient } from "../testing/scripted-ide-client.js";
 import type { IdeTurnResult, ScriptedIdeClientOptions } from "../testing/scripted-ide-client.js";
+import { unavailableToolBridge } from "./tool-bridge.js";
 import type { ToolBridgeFactory } from "./tool-bridge.js";
 
 /**
@@ -162,7 +163,7 @@ describe("a Cursor turn: run events as the IDE's messages", () => {
   });
 
   it("runs a tool round through the bridge and continues under the same run id", async () => {
-    const { ports, ide } = gateway();
+    const { ports, ide } = gateway({ wire: { toolBridge: unavailableToolBridge } });
     const pending = headWithTurns({ conversationId: "p-3", turns: 1, pendingToolCall: true });
     ports.script(
       {
@@ -191,7 +192,9 @@ describe("a Cursor turn: run events as the IDE's messages", () => {
   });
 
   it("does not show a call the IDE has no variant for; stops after the configured rounds", async () => {
-    const { ports, ide } = gateway({ wire: { maxToolRounds: 2 } });
+    const { ports, ide } = gateway({
+      wire: { maxToolRounds: 2, toolBridge: unavailableToolBridge },
+    });
     const round: ScriptedRun = {
       events: [{ type: "tool.call", callId: "c", name: "web_search", arguments: '{"q":"x"}' }],
       end: { reason: "awaiting-tools" },

@@ -1,8 +1,9 @@
 import type { ConversationHead } from "@cursor/projection";
+import { mcpToolName } from "@cursor/request";
 import { messageIdPrefixes } from "@cursor/run";
 import type { PendingToolCall, Usage } from "@cursor/run";
 import { ConnectError } from "../connect/connect-error.js";
-import type { AgentRunRequest } from "../gen/agent_v1_pb.js";
+import type { AgentRunRequest, TodoItem } from "../gen/agent_v1_pb.js";
 import type {
   AgentRunRequestJson,
   HydratedHeadLike,
@@ -13,6 +14,9 @@ import type {
 import { snapshotHead } from "../state/head-snapshot.js";
 import type { HeadSnapshot } from "../state/head-snapshot.js";
 import { hydrateConversationState } from "../state/hydrate-conversation-state.js";
+import { settledToolResults } from "../state/pending-tool-calls-json.js";
+import type { SettledToolResult } from "../state/pending-tool-calls-json.js";
+import { decodeTodos } from "../tools/todos.js";
 import { ClientBlobSource } from "../translate/client-blob-source.js";
 import { checkedBody, translateRunRequest } from "../translate/translate-run-request.js";
 import type { TranslatedRunRequest } from "../translate/translate-run-request.js";
@@ -21,7 +25,7 @@ import { toolCallDisplay } from "../updates/tool-call-display.js";
 import { CheckpointPublisher } from "./checkpoint-publisher.js";
 import { cancelledError, connectErrorFromPrepare, connectErrorFromRun } from "./map-errors.js";
 import { OrderedOutput } from "./ordered-output.js";
-import type { ToolRoundCall } from "./tool-bridge.js";
+import type { ToolRoundCall, ToolRoundResult } from "./tool-bridge.js";
 import type { CursorTurnDeps, CursorTurnStream } from "./turn-context.js";
 
 /** Tool rounds one Cursor turn may run before it stops and hands back to the user. */
@@ -109,6 +113,12 @@ class CursorTurn {
   #pass = 0;
   #thinkingSince: number | undefined;
   #latestHead: { head: ConversationHead; pendingToolCalls: readonly PendingToolCall[] } | undefined;
+  #latestSnapshot: HeadSnapshot | undefined;
+  /** Results of the open round's calls so far (recorded in each checkpoint while it is open). */
+  readonly #settled = new Map<string, SettledToolResult>();
+  /** The todo list (`todo_write`), from the echoed state; the gateway keeps it current. */
+  #todos: readonly TodoItem[];
+  #execIds = 0;
   #toolCalls: ToolRoundCall[] = [];
   #pendingSummaryEpoch: number | undefined;
   /** A `summary_started` was sent for a compaction whose `compaction` event has not come yet. */
@@ -132,6 +142,7 @@ class CursorTurn {
     this.#deps = deps;
     this.#translated = translated;
     this.#blobs = blobs;
+    this.#todos = decodeTodos(runRequest.conversationState?.todos ?? []);
     this.#output = new OrderedOutput((message) => stream.send(message));
     this.#checkpoints = new CheckpointPublisher({
       runRequest,
@@ -329,7 +340,8 @@ class CursorTurn {
       case "head":
         this.#latestHead = { head: event.head, pendingToolCalls: event.pendingToolCalls };
         this.#sendSummaryIfReady();
-        this.#queueCheckpoint(snapshotHead(event.head, event.pendingToolCalls));
+        this.#latestSnapshot = snapshotHead(event.head, event.pendingToolCalls);
+        this.#queueCheckpoint(this.#latestSnapshot);
         return;
       case "run.ended":
         this.#finishThinking();
@@ -375,8 +387,18 @@ class CursorTurn {
   }
 
   #queueCheckpoint(head: HeadSnapshot): void {
+    // What the checkpoint records is fixed now, not when its KV barrier lets it go out.
+    const settled = new Map(this.#settled);
+    const todos = this.#todos;
     this.#output.step(
-      () => this.#checkpoints.publish({ head, runId: this.#runId, lastUsage: this.#lastUsage }),
+      () =>
+        this.#checkpoints.publish({
+          head,
+          runId: this.#runId,
+          lastUsage: this.#lastUsage,
+          settled,
+          todos,
+        }),
       // A failed barrier fails the turn: stop the run, nothing more is published.
       (error) => this.#controller.abort(error),
     );
@@ -404,11 +426,28 @@ class CursorTurn {
     runId: string,
     calls: readonly ToolRoundCall[],
   ): Promise<AgentRunRequestJson | undefined> {
+    this.#settled.clear();
+    for (const call of calls) {
+      if (call.settled !== undefined) this.#settled.set(call.callId, call.settled);
+    }
     const bridge = this.#deps.toolBridge({
       conversationId: this.#conversationId,
       runId,
       send: (message) => this.#output.send(message),
       signal: this.#controller.signal,
+      nextExecId: () => {
+        this.#execIds += 1;
+        return this.#execIds;
+      },
+      lastExecId: () => this.#execIds,
+      settled: (result) => this.#onSettled(result),
+      todos: {
+        get: () => this.#todos,
+        set: (todos) => {
+          this.#todos = [...todos];
+        },
+      },
+      mcpTools: this.#mcpTools(),
     });
     this.#stream.attachToolBridge(bridge);
     const modelCallId = this.#modelCallId();
@@ -422,9 +461,12 @@ class CursorTurn {
     // A cancelled run does not wait for a bridge that ignores its signal.
     const results = await raceAbort(bridge.runRound(calls), this.#controller.signal);
     if (results === undefined || this.#controller.signal.aborted) return undefined;
+    // The results go into the history with the tool-results request; the round is closed.
+    this.#settled.clear();
     const byId = new Map(results.map((result) => [result.callId, result]));
     for (const call of calls) {
-      const toolCall = toolCallDisplay({ ...call, result: byId.get(call.callId) });
+      const result = byId.get(call.callId);
+      const toolCall = result?.display ?? toolCallDisplay({ ...call, result });
       if (toolCall === undefined) continue;
       this.#output.send(
         interactionUpdates.toolCallCompleted({ callId: call.callId, toolCall, modelCallId }),
@@ -471,10 +513,37 @@ class CursorTurn {
     const runId = assistantRunId(first.assistantId);
     if (runId === undefined) throw new Error(`pending call ${first.callId} has no run`);
     this.#runId = runId;
+    // Calls that settled before the gateway restarted, as the client's checkpoint recorded them.
+    const earlier = settledToolResults(this.#runRequest.conversationState?.pendingToolCalls ?? []);
     const calls = pending
       .filter((call) => call.assistantId === first.assistantId)
-      .map((call) => ({ callId: call.callId, name: call.name, arguments: call.arguments }));
+      .map((call) => ({
+        callId: call.callId,
+        name: call.name,
+        arguments: call.arguments,
+        settled: earlier.get(`${call.assistantId}\u0000${call.callId}`),
+      }));
     return (await this.#runRound(runId, calls)) ?? "cancelled";
+  }
+
+  /** One call of the open round settled: a checkpoint records it, so a resume never reruns it. */
+  #onSettled(result: ToolRoundResult): void {
+    this.#settled.set(result.callId, { output: result.output, isError: result.isError });
+    if (this.#latestSnapshot !== undefined) this.#queueCheckpoint(this.#latestSnapshot);
+  }
+
+  /** The request context's MCP tools by exposed name (absent when this request carried none). */
+  #mcpTools(): ReadonlyMap<string, { readonly server: string; readonly tool: string }> {
+    const tools = new Map<string, { server: string; tool: string }>();
+    for (const server of this.#translated.body?.requestContext?.mcp?.servers ?? []) {
+      for (const tool of server.tools ?? []) {
+        tools.set(mcpToolName({ server: server.name, tool: tool.name }), {
+          server: server.name,
+          tool: tool.name,
+        });
+      }
+    }
+    return tools;
   }
 
   async #endTurn(): Promise<ConnectError | undefined> {

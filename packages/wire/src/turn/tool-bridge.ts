@@ -4,6 +4,8 @@ import type {
   ExecClientControlMessage,
   ExecClientMessage,
   InteractionResponse,
+  TodoItem,
+  ToolCall,
 } from "../gen/agent_v1_pb.js";
 
 /** One tool call of a round, as the model made it. */
@@ -12,6 +14,11 @@ export interface ToolRoundCall {
   readonly name: string;
   /** The JSON text the model produced. */
   readonly arguments: string;
+  /**
+   * The call's result when it settled before (a round resumed after a reconnect or a restart):
+   * the bridge returns it as it is and runs nothing, so no call runs twice.
+   */
+  readonly settled?: { readonly output: string; readonly isError: boolean } | undefined;
 }
 
 /** One call's result, as the model will read it. */
@@ -19,6 +26,8 @@ export interface ToolRoundResult {
   readonly callId: string;
   readonly output: string;
   readonly isError: boolean;
+  /** The completed `ToolCall` the IDE shows (args and result); absent: derived from the args. */
+  readonly display?: ToolCall | undefined;
 }
 
 /** What a bridge gets of the run stream it serves. */
@@ -29,6 +38,16 @@ export interface ToolBridgeSession {
   send(message: AgentServerMessage): void;
   /** Aborted when the run is cancelled or the client is gone (pending execs get `abort`). */
   readonly signal: AbortSignal;
+  /** The next id of an exec or interaction query, unique in the run stream. */
+  nextExecId(): number;
+  /** The highest exec id issued in the run stream so far (0 before the first). */
+  lastExecId(): number;
+  /** One call of the round settled: the turn publishes a checkpoint that records it. */
+  settled(result: ToolRoundResult): void;
+  /** The conversation's todo list, kept by the gateway in the state (`todo_write`). */
+  readonly todos: { get(): readonly TodoItem[]; set(todos: readonly TodoItem[]): void };
+  /** Exposed MCP tool names of the request context → server and the tool's own name. */
+  readonly mcpTools: ReadonlyMap<string, { readonly server: string; readonly tool: string }>;
 }
 
 /**

@@ -28,6 +28,26 @@ import {
   McpToolCallSchema,
   McpToolErrorSchema,
   McpToolResultSchema,
+  AskQuestionArgsSchema,
+  AskQuestionArgs_OptionSchema,
+  AskQuestionArgs_QuestionSchema,
+  AskQuestionErrorSchema,
+  AskQuestionResultSchema,
+  AskQuestionToolCallSchema,
+  CreatePlanArgsSchema,
+  CreatePlanErrorSchema,
+  CreatePlanResultSchema,
+  CreatePlanToolCallSchema,
+  ReadLintsToolArgsSchema,
+  ReadLintsToolCallSchema,
+  ReadLintsToolErrorSchema,
+  ReadLintsToolResultSchema,
+  TodoItemSchema,
+  TodoStatus,
+  UpdateTodosArgsSchema,
+  UpdateTodosErrorSchema,
+  UpdateTodosResultSchema,
+  UpdateTodosToolCallSchema,
   ReadToolArgsSchema,
   ReadToolCallSchema,
   ReadToolErrorSchema,
@@ -76,8 +96,8 @@ function errorText(input: ToolCallDisplayInput): string | undefined {
 /**
  * The `ToolCall` variant (facts §5.4, §5.5) of a call to a catalog tool or an MCP tool, or
  * `undefined` for a tool the IDE has no variant for (the call is then shown as text only).
- * Successful results are not rendered yet: that is the tool bridge's job, which fills in the
- * variants' success cases from the IDE's own exec results.
+ * Only failures are rendered here; the tool bridge fills in the success cases from the IDE's own
+ * exec results (`ToolRoundResult.display`).
  */
 export function toolCallDisplay(input: ToolCallDisplayInput): ToolCall | undefined {
   const args = parseArgs(input.arguments);
@@ -237,9 +257,127 @@ function variant(
               }),
         }),
       };
+    case "read_lints":
+      return {
+        case: "readLintsToolCall",
+        value: create(ReadLintsToolCallSchema, {
+          args: create(ReadLintsToolArgsSchema, { paths: strings(args.paths) }),
+          ...(error === undefined
+            ? {}
+            : {
+                result: create(ReadLintsToolResultSchema, {
+                  result: {
+                    case: "error",
+                    value: create(ReadLintsToolErrorSchema, { errorMessage: error }),
+                  },
+                }),
+              }),
+        }),
+      };
+    case "todo_write":
+      return {
+        case: "updateTodosToolCall",
+        value: create(UpdateTodosToolCallSchema, {
+          args: create(UpdateTodosArgsSchema, {
+            merge: args.merge === true,
+            todos: objects(args.todos).map((todo) =>
+              create(TodoItemSchema, {
+                id: str(todo, "id"),
+                content: str(todo, "content"),
+                status: todoStatuses[str(todo, "status")] ?? TodoStatus.UNSPECIFIED,
+              }),
+            ),
+          }),
+          ...(error === undefined
+            ? {}
+            : {
+                result: create(UpdateTodosResultSchema, {
+                  result: { case: "error", value: create(UpdateTodosErrorSchema, { error }) },
+                }),
+              }),
+        }),
+      };
+    case "ask_question":
+      return {
+        case: "askQuestionToolCall",
+        value: create(AskQuestionToolCallSchema, {
+          args: create(AskQuestionArgsSchema, {
+            title: str(args, "title"),
+            questions: objects(args.questions).map((question) =>
+              create(AskQuestionArgs_QuestionSchema, {
+                id: str(question, "id"),
+                prompt: str(question, "prompt"),
+                options: objects(question.options).map((option) =>
+                  create(AskQuestionArgs_OptionSchema, {
+                    id: str(option, "id"),
+                    label: str(option, "label"),
+                  }),
+                ),
+                allowMultiple: question.allow_multiple === true,
+              }),
+            ),
+          }),
+          ...(error === undefined
+            ? {}
+            : {
+                result: create(AskQuestionResultSchema, {
+                  result: {
+                    case: "error",
+                    value: create(AskQuestionErrorSchema, { errorMessage: error }),
+                  },
+                }),
+              }),
+        }),
+      };
+    case "create_plan":
+      return {
+        case: "createPlanToolCall",
+        value: create(CreatePlanToolCallSchema, {
+          args: create(CreatePlanArgsSchema, {
+            name: str(args, "name"),
+            overview: str(args, "overview"),
+            plan: str(args, "plan"),
+            todos: objects(args.todos).map((todo) =>
+              create(TodoItemSchema, {
+                id: str(todo, "id"),
+                content: str(todo, "content"),
+                status: TodoStatus.PENDING,
+              }),
+            ),
+          }),
+          ...(error === undefined
+            ? {}
+            : {
+                result: create(CreatePlanResultSchema, {
+                  result: { case: "error", value: create(CreatePlanErrorSchema, { error }) },
+                }),
+              }),
+        }),
+      };
     default:
       return input.name.startsWith("mcp__") ? mcpVariant(input, args, error) : undefined;
   }
+}
+
+const todoStatuses: Readonly<Record<string, TodoStatus>> = Object.freeze({
+  pending: TodoStatus.PENDING,
+  in_progress: TodoStatus.IN_PROGRESS,
+  completed: TodoStatus.COMPLETED,
+  cancelled: TodoStatus.CANCELLED,
+});
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === "string")
+    : [];
+}
+
+function objects(value: unknown): Args[] {
+  return Array.isArray(value)
+    ? value.filter(
+        (item): item is Args => typeof item === "object" && item !== null && !Array.isArray(item),
+      )
+    : [];
 }
 
 function mcpVariant(
