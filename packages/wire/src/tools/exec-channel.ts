@@ -20,7 +20,7 @@ import type { TimerHandle, WireTimers } from "../session/wire-timers.js";
 
 /** The exec request kinds the bridge sends (the `ExecServerMessage.message` cases). */
 export type ExecRequest = Exclude<ExecServerMessage["message"], { case: undefined }>;
-export type ExecReply = ExecClientMessage["message"];
+type ExecReply = ExecClientMessage["message"];
 
 /** How one exec ended: the client's result, or a failure the model is told about. */
 export type ExecOutcome =

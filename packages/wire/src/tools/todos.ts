@@ -10,7 +10,7 @@ const statusByName = {
   cancelled: TodoStatus.CANCELLED,
 } as const;
 
-export function todoStatusName(status: TodoStatus): string {
+function todoStatusName(status: TodoStatus): string {
   switch (status) {
     case TodoStatus.PENDING:
       return "pending";

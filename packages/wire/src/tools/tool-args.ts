@@ -8,7 +8,7 @@ import { z } from "zod";
 const path = z.string().min(1);
 const positiveInt = z.number().int().min(1);
 
-export const toolArgSchemas = {
+const toolArgSchemas = {
   read_file: z.strictObject({
     path,
     offset: positiveInt.optional(),

@@ -85,7 +85,7 @@ export interface ToolRunContext {
 }
 
 /** A tool that has no backend on this gateway: the model gets this, always the same bytes. */
-export function toolUnavailableText(name: string): string {
+function toolUnavailableText(name: string): string {
   switch (name) {
     case "web_search":
       return "web_search is not available: this gateway has no web search backend configured. Answer from what you know and say that you could not search.";
@@ -776,7 +776,7 @@ async function runDelete(
 // ------------------------------------------------------------------------------------------ shell
 
 /** The IDE runs a foreground command this long before it stops it (the catalog's default). */
-export const defaultShellTimeoutMs = 120_000;
+const defaultShellTimeoutMs = 120_000;
 const displayStreamCap = 16 * 1024;
 
 function shellDelta(
