@@ -26,6 +26,7 @@ import type { Tenant } from "./http/auth.js";
 import type { UnlistedModel } from "./models/model-catalog.js";
 import { ProviderRequestLog } from "./providers/provider-request-log.js";
 import type { ProviderRequestRecord } from "./providers/provider-request-log.js";
+import { SecretRedactor } from "./redaction/secret-redactor.js";
 import { RunExecution } from "./run-execution.js";
 import type { RunOutcome, RunSink } from "./run-events.js";
 import { StoreError } from "./store/store-error.js";
@@ -85,10 +86,27 @@ export class ConversationService {
   readonly #heads = new Map<string, ConversationHeadOwner>();
   readonly #active = new Map<string, ActiveRun>();
   readonly requestLog: ProviderRequestLog;
+  /**
+   * Every secret that must not leave the gateway, in every form: run events, errors, logs and
+   * records pass through it. A front door registers the secrets it learns (the Cursor IDE's
+   * `Authorization` token) with `redactor.register`.
+   */
+  readonly redactor: SecretRedactor;
   #closing = false;
 
   constructor(options: ConversationServiceOptions) {
-    this.#options = options;
+    this.redactor =
+      options.redactor ??
+      new SecretRedactor({ secrets: [...options.models.secrets, ...(options.secrets ?? [])] });
+    const redactor = this.redactor;
+    this.#options = {
+      ...options,
+      // What the service logs is redacted like everything else that leaves it.
+      logger: {
+        error: (details, message) =>
+          options.logger.error(redactLogDetails(details, redactor), redactor.redact(message)),
+      },
+    };
     this.#checkpoints = new ClientCheckpoints({ secret: options.checkpointSecret });
     this.requestLog = options.requestLog ?? new ProviderRequestLog();
   }
@@ -150,6 +168,7 @@ export class ConversationService {
     renew.unref();
     const execution = new RunExecution({
       options: this.#options,
+      redactor: this.redactor,
       requestLog: this.requestLog,
       owner,
       writer: new TurnWriter({
@@ -412,7 +431,12 @@ export class ConversationService {
     limit: number;
   }): Promise<{ requests: readonly ProviderRequestRecord[] }> {
     await this.#stored(tenant, conversationId);
-    return { requests: this.requestLog.list(conversationKey(tenant.id, conversationId), limit) };
+    // Bodies hold what was sent; a secret someone pasted into a message is not shown back.
+    return {
+      requests: this.redactor.redactValue(
+        this.requestLog.list(conversationKey(tenant.id, conversationId), limit),
+      ),
+    };
   }
 
   /** Stops taking runs, cancels the open ones and waits until each ended (nothing half-committed). */
@@ -422,6 +446,23 @@ export class ConversationService {
     for (const run of open) run.controller.abort(new Error("the gateway is shutting down"));
     await Promise.all(open.map((run) => run.done));
   }
+}
+
+/** Log details with every error, text and value in them redacted. */
+function redactLogDetails(
+  details: Record<string, unknown>,
+  redactor: SecretRedactor,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(details).map(([name, value]) => [
+      name,
+      value instanceof Error
+        ? redactor.redactError(value)
+        : typeof value === "string"
+          ? redactor.redact(value)
+          : redactor.redactValue(value),
+    ]),
+  );
 }
 
 /** The prompt spec of a request: its own request context's, else the conversation's latest. */

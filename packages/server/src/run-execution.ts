@@ -22,7 +22,9 @@ import type { ConversationHeadOwner, HeadState } from "./conversation-head-owner
 import { conversationKey } from "./conversation-head-owner.js";
 import type { ProviderRequestLog } from "./providers/provider-request-log.js";
 import { recordingProvider } from "./providers/recording-provider.js";
-import { redactSecrets } from "./redact-secrets.js";
+import { redactingProvider } from "./redaction/redacting-provider.js";
+import { redactingSink } from "./redaction/redacting-sink.js";
+import type { SecretRedactor } from "./redaction/secret-redactor.js";
 import type { RunEndReason, RunError, RunOutcome, RunSink } from "./run-events.js";
 import type { TurnWriter } from "./turn-writer.js";
 
@@ -42,6 +44,7 @@ interface PlanResult {
  */
 export class RunExecution {
   readonly #options: ConversationServiceOptions;
+  readonly #redactor: SecretRedactor;
   readonly #requestLog: ProviderRequestLog;
   readonly #owner: ConversationHeadOwner;
   readonly #writer: TurnWriter;
@@ -54,6 +57,7 @@ export class RunExecution {
 
   constructor(input: {
     options: ConversationServiceOptions;
+    redactor: SecretRedactor;
     requestLog: ProviderRequestLog;
     owner: ConversationHeadOwner;
     writer: TurnWriter;
@@ -66,6 +70,7 @@ export class RunExecution {
     signal: AbortSignal;
   }) {
     this.#options = input.options;
+    this.#redactor = input.redactor;
     this.#requestLog = input.requestLog;
     this.#owner = input.owner;
     this.#writer = input.writer;
@@ -77,7 +82,9 @@ export class RunExecution {
     this.#signal = input.signal;
   }
 
-  async execute(sink: RunSink): Promise<RunOutcome> {
+  async execute(frontDoor: RunSink): Promise<RunOutcome> {
+    // Every event leaves through the one redaction path, whichever front door consumes it.
+    const sink = redactingSink(frontDoor, this.#redactor);
     const { conversationId } = this.#owner.state;
     sink.event({
       type: "run.started",
@@ -86,6 +93,7 @@ export class RunExecution {
       epoch: this.#owner.state.head.history.epoch,
     });
     let result: PlanResult;
+    let thrownLogged = false;
     try {
       result = await this.#runPlan(sink);
     } catch (thrown) {
@@ -94,16 +102,21 @@ export class RunExecution {
         ? { reason: "cancelled" }
         : { reason: "failed", error: describeLoopError(thrown) };
       if (!cancelled) {
-        this.#options.logger.error(
-          { err: redactSecrets(String(thrown), this.#options.secrets), conversationId },
-          "run failed",
-        );
+        this.#options.logger.error({ err: thrown, conversationId }, "run failed");
+        thrownLogged = true;
       }
     }
     const error: RunError | undefined =
       result.error === undefined
         ? undefined
-        : { ...result.error, message: redactSecrets(result.error.message, this.#options.secrets) };
+        : { ...result.error, message: this.#redactor.redact(result.error.message) };
+    if (result.reason === "failed" && error !== undefined && !thrownLogged) {
+      // A provider failure the loop reported (a throw was logged above, with its stack).
+      this.#options.logger.error(
+        { conversationId, runId: this.#plan.runId, code: error.code, message: error.message },
+        "run failed",
+      );
+    }
     try {
       const after = await this.#writer.recordRun({
         run: {
@@ -298,13 +311,7 @@ export class RunExecution {
         sink.event({ type: "compaction", ...event.data });
         return;
       case "warning":
-        sink.event({
-          type: "warning",
-          warning: {
-            ...event.data,
-            message: redactSecrets(event.data.message, this.#options.secrets),
-          },
-        });
+        sink.event({ type: "warning", warning: event.data });
         return;
       case "retry": {
         const { attempt, delayMs, error } = event.data;
@@ -312,10 +319,7 @@ export class RunExecution {
           type: "retry",
           attempt,
           delayMs,
-          error: {
-            code: error.code,
-            message: redactSecrets(error.message, this.#options.secrets),
-          },
+          error: { code: error.code, message: error.message },
         });
         return;
       }
@@ -347,12 +351,15 @@ export class RunExecution {
     });
   }
 
-  /** The entry's adapter, recording every body it sends (provider-requests, metrics). */
+  /**
+   * The entry's adapter, recording every body it sends (provider-requests, metrics), with what
+   * comes back redacted before the loop (and so the history) sees it.
+   */
   #provider(): ProviderAdapter {
     const { tenant, conversationId } = this.#owner.state;
     const adapter = this.#adapter;
     return recordingProvider({
-      adapter,
+      adapter: redactingProvider({ adapter, redactor: this.#redactor }),
       onRequest: ({ body }) => {
         this.#requestLog.record({
           key: conversationKey(tenant, conversationId),

@@ -8,6 +8,7 @@ import type { ConversationServiceOptions } from "./conversation-service-options.
 import { buildApp } from "./http/build-app.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { ModelCatalog } from "./models/model-catalog.js";
+import { SecretRedactor } from "./redaction/secret-redactor.js";
 import { SqliteStore } from "./store/sqlite-store.js";
 
 export interface StartGatewayOptions {
@@ -53,6 +54,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   // Announced on start (and scripted by the demo): started now rather than on the first call.
   const simulatedProviderURL = models.hasSimulated ? (await models.simulated()).url : undefined;
+  // One redaction path for every byte that leaves: events, errors, records and log lines.
+  const redactor = new SecretRedactor({ secrets: models.secrets });
   const metrics = new GatewayMetrics();
   // The service logs through the app's logger, which exists only once the app is built.
   const appRef: { current?: FastifyInstance } = {};
@@ -65,12 +68,17 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
     }),
     metrics,
-    secrets: models.secrets,
+    redactor,
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
-  const app = buildApp({ config, metrics, service, logger: options.logger ?? false });
+  const app = buildApp({
+    config,
+    metrics,
+    service,
+    logger: redactedLogger(options.logger ?? false, redactor),
+  });
   appRef.current = app;
   return finishStart({ app, service, store, models, simulatedProviderURL, config });
 }
@@ -106,6 +114,22 @@ async function finishStart({
         await store.close();
       })();
       return closed;
+    },
+  };
+}
+
+/** pino options whose every written line passes through the redactor (whatever was logged). */
+function redactedLogger(logger: boolean | object, redactor: SecretRedactor): boolean | object {
+  if (logger === false) return false;
+  const base = (logger === true ? {} : logger) as {
+    hooks?: { streamWrite?: (line: string) => string };
+  };
+  const inner = base.hooks?.streamWrite;
+  return {
+    ...base,
+    hooks: {
+      ...base.hooks,
+      streamWrite: (line: string) => redactor.redact(inner === undefined ? line : inner(line)),
     },
   };
 }

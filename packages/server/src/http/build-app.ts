@@ -81,6 +81,14 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     request.tenant = tenant;
   });
 
+  // Error bodies are diagnostics that may quote a provider's text: redacted like every other
+  // byte that leaves (run events are redacted by the service, which every front door uses).
+  app.addHook("onSend", async (_request, reply, payload) =>
+    reply.statusCode >= 400 && typeof payload === "string"
+      ? options.service.redactor.redact(payload)
+      : payload,
+  );
+
   app.addHook("onResponse", async (request, reply) => {
     options.metrics.increment("cursor_gateway_http_requests_total", {
       route: request.routeOptions.url ?? "unmatched",
