@@ -41,6 +41,11 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ],
     });
   }
+  // Before anything is opened: a data folder whose secret is unusable refuses the start.
+  const checkpointSecret = loadCheckpointSecret({
+    dataDir: config.dataDir,
+    ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
+  });
   const store = new SqliteStore({ path: join(config.dataDir, "gateway.sqlite") });
   await store.clearRunLocks();
   const models = new ModelCatalog({
@@ -63,10 +68,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     store,
     models,
     contextWindow: config.contextWindow,
-    checkpointSecret: loadCheckpointSecret({
-      dataDir: config.dataDir,
-      ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
-    }),
+    checkpointSecret,
     metrics,
     redactor,
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },

@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGatewayClient } from "../client/gateway-client.js";
 import { agentScript } from "./agent-script.js";
@@ -73,6 +75,33 @@ describe("start-up", () => {
       });
       expect(keyless.exit).toEqual({ code: 2, signal: null });
       expect(keyless.output).toContain("CURSOR_GATEWAY_PROVIDER=anthropic needs ANTHROPIC_API_KEY");
+    },
+  );
+
+  it(
+    "refuses a data folder whose checkpoint-secret file is empty or short, as a short variable",
+    { timeout: 60_000 },
+    async () => {
+      for (const content of ["", "short-secret\n"]) {
+        const dataDir = folders.create();
+        writeFileSync(join(dataDir, "checkpoint-secret"), content, { mode: 0o600 });
+        const refused = await expectGatewayRefusal({
+          CURSOR_GATEWAY_PROVIDER: "simulated",
+          CURSOR_GATEWAY_DATA_DIR: dataDir,
+        });
+        expect(refused.exit).toEqual({ code: 2, signal: null });
+        expect(refused.output).toContain(
+          `${join(dataDir, "checkpoint-secret")}: the checkpoint secret holds`,
+        );
+        expect(readFileSync(join(dataDir, "checkpoint-secret"), "utf8")).toBe(content);
+      }
+      const short = await expectGatewayRefusal({
+        CURSOR_GATEWAY_PROVIDER: "simulated",
+        CURSOR_GATEWAY_DATA_DIR: folders.create(),
+        CURSOR_GATEWAY_CHECKPOINT_SECRET: "short-secret",
+      });
+      expect(short.exit).toEqual({ code: 2, signal: null });
+      expect(short.output).toContain("CURSOR_GATEWAY_CHECKPOINT_SECRET: at least 32 characters");
     },
   );
 });
