@@ -6,11 +6,25 @@ import { serializeResponsesRequest } from "./serialize-responses-request.js";
 
 describe("responsesPromptCacheKey", () => {
   it("is stable per conversation, distinct across conversations, and hides the id", () => {
-    const key = responsesPromptCacheKey("conv-1");
-    expect(key).toBe(responsesPromptCacheKey("conv-1"));
+    const key = responsesPromptCacheKey({ conversationId: "conv-1" });
+    expect(key).toBe(responsesPromptCacheKey({ conversationId: "conv-1" }));
     expect(key).toMatch(/^conv_[0-9a-f]{40}$/);
     expect(key).not.toContain("conv-1");
-    expect(responsesPromptCacheKey("conv-2")).not.toBe(key);
+    expect(responsesPromptCacheKey({ conversationId: "conv-2" })).not.toBe(key);
+  });
+
+  it("is distinct per cache scope (a gateway's tenant) for the same conversation id, hiding the scope", () => {
+    const a = responsesPromptCacheKey({ conversationId: "conv-1", cacheScope: "scope-a" });
+    const b = responsesPromptCacheKey({ conversationId: "conv-1", cacheScope: "scope-b" });
+    expect(a).toMatch(/^conv_[0-9a-f]{40}$/);
+    expect(a).not.toBe(b);
+    expect(a).not.toBe(responsesPromptCacheKey({ conversationId: "conv-1" }));
+    expect(a).toBe(responsesPromptCacheKey({ conversationId: "conv-1", cacheScope: "scope-a" }));
+    expect(a).not.toContain("scope-a");
+    // The pair is encoded unambiguously: moving text between scope and id gives another key.
+    expect(responsesPromptCacheKey({ conversationId: "b", cacheScope: "a:" })).not.toBe(
+      responsesPromptCacheKey({ conversationId: ":b", cacheScope: "a" }),
+    );
   });
 });
 

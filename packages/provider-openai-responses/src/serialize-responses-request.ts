@@ -75,7 +75,7 @@ export function serializeResponsesRequest({
     store: false,
     ...(settings.encryptedReasoning === false ? {} : { include: ["reasoning.encrypted_content"] }),
     stream: true,
-    prompt_cache_key: responsesPromptCacheKey(request.conversationId),
+    prompt_cache_key: responsesPromptCacheKey(request),
     ...(settings.promptCacheRetention === undefined
       ? {}
       : { prompt_cache_retention: responsesPromptCacheRetention(settings.promptCacheRetention) }),

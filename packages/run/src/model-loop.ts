@@ -54,6 +54,7 @@ function project(options: ModelLoopOptions, pending: readonly CanonicalMessage[]
   const { messages } = options.history;
   return toModelRequest({
     conversationId: options.conversationId,
+    cacheScope: options.cacheScope,
     model: options.model,
     promptSpec: options.promptSpec,
     messages: pending.length === 0 ? messages : [...messages, ...pending],

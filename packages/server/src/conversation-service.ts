@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { createCheckpointEncodeCache } from "@cursor/checkpoint";
 import { ProjectionConflictError, createConversationHead, prepareTurn } from "@cursor/projection";
 import type { ConversationHead, TurnPlan, TurnRecord } from "@cursor/projection";
@@ -187,6 +188,7 @@ export class ConversationService {
       requestRunId: runId,
       adapter,
       providerModel: model.providerModel,
+      cacheScope: this.#cacheScope(tenant),
       signal: controller.signal,
     });
     let executed = false;
@@ -237,6 +239,18 @@ export class ConversationService {
       }
       throw error;
     }
+  }
+
+  /**
+   * The tenant's prompt-cache scope: a keyed digest of its id, so providers' cache keys differ per
+   * tenant while neither the tenant's token nor its id is in them, and every process of a
+   * deployment (one checkpoint secret) derives the same scope.
+   */
+  #cacheScope(tenant: Tenant): string {
+    return createHmac("sha256", this.#options.checkpointSecret)
+      .update(`cursor.gateway.cache-scope\n${tenant.id}`)
+      .digest("hex")
+      .slice(0, 32);
   }
 
   #now(): Date {

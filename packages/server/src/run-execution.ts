@@ -53,6 +53,7 @@ export class RunExecution {
   readonly #requestRunId: string;
   readonly #adapter: ProviderAdapter;
   readonly #providerModel: string;
+  readonly #cacheScope: string;
   readonly #signal: AbortSignal;
 
   constructor(input: {
@@ -67,6 +68,8 @@ export class RunExecution {
     requestRunId: string;
     adapter: ProviderAdapter;
     providerModel: string;
+    /** The tenant's prompt-cache scope (`ModelRequest.cacheScope`). */
+    cacheScope: string;
     signal: AbortSignal;
   }) {
     this.#options = input.options;
@@ -79,6 +82,7 @@ export class RunExecution {
     this.#requestRunId = input.requestRunId;
     this.#adapter = input.adapter;
     this.#providerModel = input.providerModel;
+    this.#cacheScope = input.cacheScope;
     this.#signal = input.signal;
   }
 
@@ -202,6 +206,7 @@ export class RunExecution {
     const provider = this.#provider();
     const outcome = await runModelLoop({
       conversationId: state.conversationId,
+      cacheScope: this.#cacheScope,
       runId: plan.runId,
       model: this.#providerModel,
       promptSpec: this.#promptSpec,
@@ -290,6 +295,7 @@ export class RunExecution {
     return createConversationCompactor({
       provider,
       conversationId: this.#owner.state.conversationId,
+      cacheScope: this.#cacheScope,
       model: this.#providerModel,
       persistEpoch,
     });
