@@ -1,0 +1,77 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { catchCheckpointError } from "./__fixtures__/expect-checkpoint-error.js";
+import { agentConversation } from "./__fixtures__/histories.js";
+import { stateOf, testSecret } from "./__fixtures__/states.js";
+import { decodeCheckpoint, inspectCheckpoint } from "./decode-checkpoint.js";
+import { encodeCheckpoint } from "./encode-checkpoint.js";
+
+// A request body may carry a 32 MiB checkpoint from anyone: what the gateway does with it before
+// its MAC verifies must not grow with its size (no splitting, no strict decoding, no inflating).
+const size = 32 * 1024 * 1024;
+const mac = randomBytes(32).toString("base64url");
+const smallHeader = Buffer.from('{"conversationId":"c"}').toString("base64url");
+const filler = (length: number) => "A".repeat(length);
+
+const forged: Record<string, string> = {
+  "v2, a huge segment": `cp2.${mac}.${smallHeader}.${filler(size)}`,
+  "v2, millions of parts": `cp2.${mac}.${smallHeader}.${"a.".repeat(size / 2)}`,
+  "v2, a huge header": `cp2.${mac}.${filler(size)}`,
+  "v1, a huge payload": `cp1.${filler(size)}.${mac}`,
+};
+
+function medianMs(run: () => void): number {
+  const times: number[] = [];
+  for (let i = 0; i < 3; i += 1) {
+    const started = performance.now();
+    run();
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[1]!;
+}
+
+describe("a forged 32 MiB checkpoint", () => {
+  it.each(Object.keys(forged))("%s: refused before anything but its MAC is looked at", (name) => {
+    const token = forged[name]!;
+    for (const decode of [decodeCheckpoint, inspectCheckpoint]) {
+      const error = catchCheckpointError(() =>
+        decode({ token, secret: testSecret, audience: "tenant-a" }),
+      );
+      // A header larger than any real one is refused by its length alone; the rest by the MAC.
+      expect(["bad-mac", "too-large"]).toContain(error.reason);
+      const elapsed = medianMs(() => {
+        try {
+          decode({ token, secret: testSecret, audience: "tenant-a" });
+        } catch {
+          // refused, as asserted above
+        }
+      });
+      // Version 2 authenticates a small header: constant work. Version 1 MACs its whole payload,
+      // which costs one hash of it (no pattern match, no round trip) before anything else.
+      expect(elapsed).toBeLessThan(name.startsWith("v1") ? 150 : 15);
+    }
+  });
+
+  it("a genuine token with millions of parts appended is refused without splitting them", () => {
+    const genuine = encodeCheckpoint({
+      state: stateOf(agentConversation(3)),
+      secret: testSecret,
+      audience: "tenant-a",
+    });
+    const token = `${genuine}${".a".repeat(size / 2)}`;
+    expect(
+      catchCheckpointError(() =>
+        decodeCheckpoint({ token, secret: testSecret, audience: "tenant-a" }),
+      ).reason,
+    ).toBe("malformed");
+    expect(
+      medianMs(() => {
+        try {
+          decodeCheckpoint({ token, secret: testSecret, audience: "tenant-a" });
+        } catch {
+          // refused
+        }
+      }),
+    ).toBeLessThan(15);
+  });
+});
