@@ -36,11 +36,7 @@ async function serve(): Promise<void> {
       : `${config.tokens.length} tenant token(s)`;
   const [first, ...others] = config.models;
   process.stdout.write(
-    `cursor-gateway listening on ${gateway.url} — provider ${first.provider}${
-      gateway.simulatedProviderURL === undefined
-        ? ""
-        : ` (simulated at ${gateway.simulatedProviderURL})`
-    }, model ${first.model}${
+    `cursor-gateway listening on ${gateway.url} — provider ${first.provider}, model ${first.model}${
       others.length === 0
         ? ""
         : ` (default of ${config.models.length}: ${config.models.map((m) => m.id).join(", ")})`

@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { loadCheckpointSecret } from "./checkpoint-secret.js";
@@ -8,6 +10,7 @@ import type { ConversationServiceOptions } from "./conversation-service-options.
 import { buildApp } from "./http/build-app.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { ModelCatalog } from "./models/model-catalog.js";
+import type { SimulatedProvider } from "./models/model-catalog.js";
 import { SecretRedactor } from "./redaction/secret-redactor.js";
 import { SqliteStore } from "./store/sqlite-store.js";
 
@@ -25,7 +28,11 @@ export interface RunningGateway {
   readonly service: ConversationService;
   /** The configured models (what a model picker lists; each entry's adapter). */
   readonly models: ModelCatalog;
-  /** Where the in-process fake provider of `simulated` models listens, when there is one. */
+  /**
+   * Where the in-process fake provider of `simulated` models listens, when there is one. Every
+   * call to it needs its access token (`models.simulated()`); a process that shares the data
+   * folder finds both in its `simulated-provider.json` (mode 0600, removed on close).
+   */
   readonly simulatedProviderURL?: string;
   /** Stops taking requests, ends open runs cleanly, closes the store. */
   close(): Promise<void>;
@@ -50,15 +57,25 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   await store.clearRunLocks();
   const models = new ModelCatalog({
     models: config.models,
-    // The testkit's fake provider with its prefix-cache simulation, on a private loopback port.
+    // The testkit's fake provider with its prefix-cache simulation, on a loopback port that only
+    // holders of its random access token can use (its control routes show every request body).
     simulated: async () => {
       const { startFakeProvider } = await import("@cursor/testkit");
-      const fake = await startFakeProvider({ host: "127.0.0.1", port: 0 });
-      return { url: fake.url, openaiBaseURL: fake.openaiBaseURL, close: () => fake.close() };
+      const accessToken = randomBytes(32).toString("base64url");
+      const fake = await startFakeProvider({ host: "127.0.0.1", port: 0, accessToken });
+      return {
+        url: fake.url,
+        openaiBaseURL: fake.openaiBaseURL,
+        accessToken,
+        close: () => fake.close(),
+      };
     },
   });
-  // Announced on start (and scripted by the demo): started now rather than on the first call.
-  const simulatedProviderURL = models.hasSimulated ? (await models.simulated()).url : undefined;
+  // Started now rather than on the first call; its address and token go only to the data folder
+  // (the demo scripts it from there), never to the ready line or a log.
+  const simulated = models.hasSimulated ? await models.simulated() : undefined;
+  if (simulated !== undefined) writeSimulatedProviderFile(config.dataDir, simulated);
+  const simulatedProviderURL = simulated?.url;
   // One redaction path for every byte that leaves: events, errors, records and log lines.
   const redactor = new SecretRedactor({ secrets: models.secrets });
   const metrics = new GatewayMetrics();
@@ -114,10 +131,29 @@ async function finishStart({
         await app.close();
         await models.close();
         await store.close();
+        if (simulatedProviderURL !== undefined) removeSimulatedProviderFile(config.dataDir);
       })();
       return closed;
     },
   };
+}
+
+/** Where a gateway process's simulated provider can be found by a process sharing its data folder. */
+export const simulatedProviderFileName = "simulated-provider.json";
+
+function writeSimulatedProviderFile(dataDir: string, simulated: SimulatedProvider): void {
+  mkdirSync(dataDir, { recursive: true });
+  const file = join(dataDir, simulatedProviderFileName);
+  rmSync(file, { force: true });
+  writeFileSync(
+    file,
+    `${JSON.stringify({ url: simulated.url, accessToken: simulated.accessToken })}\n`,
+    { mode: 0o600, flag: "wx" },
+  );
+}
+
+function removeSimulatedProviderFile(dataDir: string): void {
+  rmSync(join(dataDir, simulatedProviderFileName), { force: true });
 }
 
 /** pino options whose every written line passes through the redactor (whatever was logged). */

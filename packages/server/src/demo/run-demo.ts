@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createGatewayClient } from "../client/gateway-client.js";
 import type { RunEvent } from "../client/gateway-client.js";
+import { simulatedProviderFileName } from "../start-gateway.js";
 import { demoSession } from "./demo-session.js";
 
 interface Writable {
@@ -31,19 +32,27 @@ async function startGatewayProcess(dataDir: string) {
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const urls = await new Promise<{ gateway: string; simulated: string }>((resolve, reject) => {
+  const gateway = await new Promise<string>((resolve, reject) => {
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (\S+) .*simulated at (\S+)\)/.exec(output);
-      if (match) resolve({ gateway: match[1]!, simulated: match[2]! });
+      const match = /listening on (\S+) /.exec(output);
+      if (match) resolve(match[1]!);
     });
     child.once("exit", (code) =>
       reject(new Error(`the gateway exited with code ${code}: ${output}`)),
     );
   });
+  // The simulated provider is private to the process: its address and access token are in the
+  // data folder this demo created, nowhere else.
+  const simulated = JSON.parse(readFileSync(join(dataDir, simulatedProviderFileName), "utf8")) as {
+    url: string;
+    accessToken: string;
+  };
   return {
-    ...urls,
+    gateway,
+    simulated: simulated.url,
+    simulatedHeaders: { authorization: `Bearer ${simulated.accessToken}` },
     stop: () =>
       new Promise<void>((resolve) => {
         child.once("exit", () => resolve());
@@ -68,7 +77,7 @@ export async function runDemo({ out }: { argv: readonly string[]; out: Writable 
   const enqueue = async (replies: readonly unknown[]) => {
     const response = await fetch(`${gateway.simulated}/_fake/enqueue`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...gateway.simulatedHeaders },
       body: JSON.stringify({ replies }),
     });
     if (!response.ok)
@@ -87,7 +96,9 @@ export async function runDemo({ out }: { argv: readonly string[]; out: Writable 
   let seen = 0;
   const totals = { input: 0, cached: 0, best: 0 };
   const report = async (label: string) => {
-    const response = await fetch(`${gateway.simulated}/_fake/requests`);
+    const response = await fetch(`${gateway.simulated}/_fake/requests`, {
+      headers: gateway.simulatedHeaders,
+    });
     const { requests: records } = (await response.json()) as { requests: FakeRequestRecord[] };
     for (const record of records.slice(seen)) {
       call += 1;

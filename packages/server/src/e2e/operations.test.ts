@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGatewayClient } from "../client/gateway-client.js";
@@ -111,11 +111,29 @@ describe("the simulated provider", () => {
     "is the default without a provider key and answers a turn offline",
     { timeout: 60_000 },
     async () => {
-      const simulated = await startGatewayProcess({ CURSOR_GATEWAY_DATA_DIR: folders.create() });
+      const simulatedDir = folders.create();
+      const simulated = await startGatewayProcess({ CURSOR_GATEWAY_DATA_DIR: simulatedDir });
       try {
         expect(simulated.output()).toMatch(
-          /listening on http:\/\/127\.0\.0\.1:\d+ — provider simulated \(simulated at http:\/\/127\.0\.0\.1:\d+\), model simulated-model/,
+          /listening on http:\/\/127\.0\.0\.1:\d+ — provider simulated, model simulated-model/,
         );
+        // Its fake provider is private: not in the ready line, and nothing without its token.
+        expect(simulated.output().match(/http:\/\/[^\s,]+/g)).toEqual([simulated.url]);
+        const privateFile = join(simulatedDir, "simulated-provider.json");
+        expect(statSync(privateFile).mode & 0o777).toBe(0o600);
+        const fake = JSON.parse(readFileSync(privateFile, "utf8")) as {
+          url: string;
+          accessToken: string;
+        };
+        for (const path of ["/_fake/requests", "/_fake/stats"]) {
+          expect((await fetch(`${fake.url}${path}`)).status).toBe(401);
+        }
+        const forged = await fetch(`${fake.url}/v1/responses`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: "Bearer guessed" },
+          body: JSON.stringify({ model: "simulated-model", input: "hi" }),
+        });
+        expect(forged.status).toBe(401);
         const result = await streamRun(
           simulated.url,
           userTurn({ conversationId: "offline", turn: 1 }),
@@ -123,8 +141,13 @@ describe("the simulated provider", () => {
         expect(runEnded(result.events)).toEqual({ reason: "completed" });
         expect(result.events.filter((event) => event.event === "usage")).toHaveLength(1);
         await verifyConversation(simulated.url, "offline");
+        const recorded = await fetch(`${fake.url}/_fake/requests`, {
+          headers: { authorization: `Bearer ${fake.accessToken}` },
+        });
+        expect(((await recorded.json()) as { requests: unknown[] }).requests).toHaveLength(1);
       } finally {
         expect(await simulated.stop()).toEqual({ code: 0, signal: null });
+        expect(existsSync(join(simulatedDir, "simulated-provider.json"))).toBe(false);
       }
     },
   );
