@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import Fastify from "fastify";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GatewayConfig } from "../config.js";
@@ -151,7 +152,19 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     sendHttpError(reply, new HttpError("not_found", `no route ${request.method} ${request.url}`)),
   );
 
-  app.get("/healthz", async () => ({ ok: true }));
+  // Healthy when the store can serve (reads and writes), not merely when the process answers.
+  app.get("/healthz", async (request, reply) => {
+    try {
+      await options.service.checkHealth();
+      return { ok: true };
+    } catch (error) {
+      request.log.error({ err: error }, "health check failed");
+      return reply.code(503).send({
+        ok: false,
+        error: { code: "unavailable", message: (error as Error).message },
+      });
+    }
+  });
 
   app.get("/metrics", async (_request, reply) =>
     reply.type("text/plain; version=0.0.4").send(options.metrics.render()),
@@ -190,9 +203,12 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     return options.service.summary({ tenant: request.tenant!, conversationId: id });
   });
 
-  app.get("/v1/conversations/:id/history", async (request) => {
+  app.get("/v1/conversations/:id/history", async (request, reply) => {
     const id = conversationIdParam(request);
-    return options.service.history({ tenant: request.tenant!, conversationId: id });
+    // Streamed from the store's verified bytes: a history of large images is sent a piece at a
+    // time, never decoded, so it does not hold up anyone else's request.
+    const json = await options.service.historyJson({ tenant: request.tenant!, conversationId: id });
+    return reply.type("application/json; charset=utf-8").send(Readable.from(json));
   });
 
   app.get(

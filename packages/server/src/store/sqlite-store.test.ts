@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -70,10 +70,10 @@ async function appendTurn(
 
 describe("SqliteStore", () => {
   it("applies migrations once and records the schema version", async () => {
-    expect(store.schemaVersion).toBe(2);
+    expect(store.schemaVersion).toBe(4);
     await store.close();
     store = new SqliteStore({ path: join(dir, "gateway.sqlite") });
-    expect(store.schemaVersion).toBe(2);
+    expect(store.schemaVersion).toBe(4);
   });
 
   it("appends turns append-only and loads the verified head with its turns and last run", async () => {
@@ -269,13 +269,20 @@ describe("SqliteStore", () => {
     raw.exec(
       "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)",
     );
-    for (const migration of migrations) {
+    // The schema as the previous gateway left it (version 2: blobs in a WITHOUT ROWID table).
+    for (const migration of migrations.filter((m) => m.version <= 2)) {
       raw.exec(migration.sql);
       raw
         .prepare("INSERT INTO schema_migrations VALUES (?, ?, ?)")
         .run(migration.version, migration.description, 1);
     }
-    const messages = [runtime(1), answer(1)];
+    // One message larger than a chunk: the migration moves it into pieces.
+    const big = createRuntimeMessage({
+      eventId: "turn.big.0",
+      runtimeKind: "user-turn",
+      content: [{ type: "text", text: "x".repeat(3 * 1024 * 1024 + 17) }],
+    });
+    const messages = [runtime(1), answer(1), big];
     const log = new HistoryLog({ messages });
     messages.forEach((message, seq) => {
       const digest = messageDigest(message);
@@ -289,7 +296,7 @@ describe("SqliteStore", () => {
     raw
       .prepare(
         `INSERT INTO conversations (tenant, conversation_id, epoch, message_count, head_digest, last_run_id,
-           created_at, updated_at, prompt_spec_input) VALUES ('t', 'c', 0, 2, ?, 'r1', 1, 1, '{"mcpServers":[]}')`,
+           created_at, updated_at, prompt_spec_input) VALUES ('t', 'c', 0, 3, ?, 'r1', 1, 1, '{"mcpServers":[]}')`,
       )
       .run(log.headDigest);
     raw.close();
@@ -302,8 +309,15 @@ describe("SqliteStore", () => {
       promptSpecInput: { mcpServers: [] },
     });
     expect(loaded?.messages).toEqual(messages);
-    await appendTurn(log, [runtime(2)], version(log));
-    expect((await store.load("t", "c"))?.messages).toHaveLength(3);
+    expect(store.schemaVersion).toBe(4);
+    const check = new Database(join(dir, "gateway.sqlite"), { readonly: true });
+    expect(check.prepare("SELECT COUNT(*) AS n FROM blob_chunks").get()).toEqual({ n: 4 });
+    expect(
+      check.prepare("SELECT size, chunk_count FROM blobs WHERE id = ?").get(messageDigest(big)),
+    ).toEqual({ size: canonicalJson(big).length, chunk_count: 4 });
+    check.close();
+    await appendTurn(log, [answer(2)], version(log));
+    expect((await store.load("t", "c"))?.messages).toHaveLength(4);
   });
 
   it("holds one run per conversation until released or the lease expires", async () => {
@@ -329,4 +343,165 @@ describe("SqliteStore", () => {
     ).toBe(true);
     expect(await store.clearRunLocks()).toBe(2);
   });
+
+  it("stores a large blob in 1 MiB chunks and reads it back whole and verified", async () => {
+    const log = new HistoryLog();
+    const big = image(5);
+    await appendTurn(log, [big], null);
+    const raw = new Database(join(dir, "gateway.sqlite"), { readonly: true });
+    const bytes = Buffer.from(canonicalJson(big));
+    expect(raw.prepare("SELECT size, chunk_count, bytes FROM blobs").get()).toEqual({
+      size: bytes.length,
+      chunk_count: Math.ceil(bytes.length / (1024 * 1024)),
+      bytes: null,
+    });
+    raw.close();
+    expect((await store.load("t", "c"))?.messages).toEqual([big]);
+    const history = await store.readHistory("t", "c");
+    expect(history).toMatchObject({ epoch: 0, messageCount: 1, headDigest: log.headDigest });
+    const read: Buffer[][] = [];
+    for await (const pieces of history!.messages) read.push(pieces.map((p) => Buffer.from(p)));
+    expect(read).toHaveLength(1);
+    expect(read[0]!.length).toBeGreaterThan(1);
+    expect(Buffer.concat(read[0]!).equals(bytes)).toBe(true);
+  });
+
+  it("readHistory gives every message's canonical bytes, and fails on a damaged one", async () => {
+    const log = new HistoryLog();
+    await appendTurn(log, [runtime(1), answer(1)], null);
+    await appendTurn(log, [image(2)], version(log));
+    const collected: string[] = [];
+    for await (const pieces of (await store.readHistory("t", "c"))!.messages) {
+      collected.push(Buffer.concat(pieces).toString());
+    }
+    expect(collected).toEqual(log.messages.map((message) => canonicalJson(message)));
+    expect(await store.readHistory("t", "missing")).toBeUndefined();
+    const raw = new Database(join(dir, "gateway.sqlite"));
+    raw.prepare("UPDATE blob_chunks SET bytes = ? WHERE seq = 1").run(Buffer.from("damaged"));
+    raw.close();
+    const damaged = await store.readHistory("t", "c");
+    const iterator = damaged!.messages[Symbol.asyncIterator]();
+    expect((await iterator.next()).done).toBe(false);
+    expect((await iterator.next()).done).toBe(false);
+    await expect(iterator.next()).rejects.toSatisfy(
+      (error) => StoreError.isInstance(error) && error.reason === "corrupt",
+    );
+    await expect(store.load("t", "c")).rejects.toSatisfy(
+      (error) => StoreError.isInstance(error) && error.reason === "corrupt",
+    );
+  });
+
+  it("a small conversation's reads do not touch another one's large blobs", async () => {
+    const small = new HistoryLog();
+    await appendTurn(small, [runtime(1), answer(1)], null);
+    const alone = await medianMs(async () => void (await store.load("t", "c")));
+    const large = new HistoryLog();
+    const other = { tenant: "t2", conversationId: "big" };
+    for (let n = 0; n < 3; n += 1) {
+      const checked = large.check([image(12, n)]);
+      await store.appendMessages({
+        ...other,
+        expected: large.length === 0 ? null : version(large),
+        messages: checked.appended,
+        digests: checked.digests,
+        next: { epoch: 0, headDigest: checked.headDigest, messageCount: checked.length },
+      });
+      large.append(checked.appended);
+    }
+    const beside = await medianMs(async () => void (await store.load("t", "c")));
+    // In a WITHOUT ROWID blob table every lookup read the large rows it passed (~100 ms here).
+    expect(beside).toBeLessThan(alone * 3 + 5);
+  });
+
+  it("repairs damaged blobs from verified copies, leaving sound ones alone", async () => {
+    const log = new HistoryLog();
+    await appendTurn(log, [runtime(1), answer(1), image(3)], null);
+    const raw = new Database(join(dir, "gateway.sqlite"));
+    raw.prepare("UPDATE blobs SET bytes = ? WHERE id = ?").run(Buffer.from("{}"), log.digests[0]);
+    raw.prepare("DELETE FROM blob_chunks WHERE seq = 2").run();
+    raw.close();
+    await expect(store.load("t", "c")).rejects.toSatisfy(
+      (error) => StoreError.isInstance(error) && error.reason === "corrupt",
+    );
+    expect(await store.repairBlobs({ messages: log.messages, digests: log.digests })).toBe(2);
+    expect((await store.load("t", "c"))?.messages).toEqual(log.messages);
+    expect(await store.repairBlobs({ messages: log.messages, digests: log.digests })).toBe(0);
+    await expect(
+      store.repairBlobs({ messages: [runtime(9)], digests: [log.digests[0]!] }),
+    ).rejects.toSatisfy(
+      (error) => StoreError.isInstance(error) && error.reason === "invalid-write",
+    );
+  });
+
+  it("starts any later epoch (a verified checkpoint's), never an earlier or the same one", async () => {
+    const log = new HistoryLog();
+    await appendTurn(log, [runtime(1), answer(1)], null);
+    const later = new HistoryLog({ epoch: 3, messages: [runtime(2)] });
+    const write = (epoch: number) =>
+      store.startEpoch({
+        ...conversation,
+        expected: version(log),
+        messages: later.messages,
+        digests: later.digests,
+        next: { epoch, headDigest: later.headDigest, messageCount: 1 },
+      });
+    await expect(write(0)).rejects.toSatisfy(
+      (error) => StoreError.isInstance(error) && error.reason === "invalid-write",
+    );
+    await write(3);
+    expect(await store.headVersion("t", "c")).toEqual(version(later));
+  });
+
+  it("reports whether it can serve", async () => {
+    await expect(store.checkHealth()).resolves.toBeUndefined();
+    const raw = new Database(join(dir, "gateway.sqlite"));
+    raw.exec("DROP TABLE turns");
+    raw.close();
+    // A probe is reused for a second.
+    await new Promise((resolve) => setTimeout(resolve, 1_050));
+    await expect(store.checkHealth()).rejects.toSatisfy(
+      (error) =>
+        StoreError.isInstance(error) &&
+        error.reason === "unavailable" &&
+        /turns/.test(error.message),
+    );
+  });
+
+  it("reports a database file damaged underneath it", async () => {
+    await appendTurn(new HistoryLog(), [runtime(1)], null);
+    await expect(store.checkHealth()).resolves.toBeUndefined();
+    const raw = new Database(join(dir, "gateway.sqlite"));
+    raw.pragma("wal_checkpoint(TRUNCATE)");
+    raw.close();
+    const fd = openSync(join(dir, "gateway.sqlite"), "r+");
+    writeSync(fd, Buffer.alloc(4096, 0x41), 0, 4096, 0);
+    closeSync(fd);
+    await new Promise((resolve) => setTimeout(resolve, 1_050));
+    await expect(store.checkHealth()).rejects.toSatisfy(
+      (error) => StoreError.isInstance(error) && error.reason === "unavailable",
+    );
+  });
 });
+
+/** A runtime message with an image of `mebibytes` MiB (base64), distinct per `seed`. */
+function image(mebibytes: number, seed = 0): CanonicalMessage {
+  const data = Buffer.alloc(mebibytes * 1024 * 1024, seed + 1).toString("base64");
+  return createRuntimeMessage({
+    eventId: `turn.img${mebibytes}-${seed}.0`,
+    runtimeKind: "user-turn",
+    content: [
+      { type: "text", text: `image ${seed}` },
+      { type: "image", mimeType: "image/png", data },
+    ],
+  });
+}
+
+async function medianMs(run: () => Promise<void>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 7; i += 1) {
+    const started = performance.now();
+    await run();
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[3]!;
+}
