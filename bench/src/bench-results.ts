@@ -1,5 +1,6 @@
 import type { AgentSessionStats } from "@cursor/testkit";
 import type { GrowthRow } from "./growth/turn-cost-growth.js";
+import type { IsolationRow } from "./isolation/large-content-isolation.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
 import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
@@ -20,6 +21,12 @@ export interface BenchSettings {
   readonly overheadSamples: number;
   readonly memoryHistoryTurns: readonly number[];
   readonly memoryConversations: number;
+  /** Part 5: image turns of the large tenant, MiB per image, samples per measurement. */
+  readonly isolation: {
+    readonly largeTurns: number;
+    readonly imageMiB: number;
+    readonly samples: number;
+  };
 }
 
 export interface MachineInfo {
@@ -42,4 +49,6 @@ export interface BenchResults {
   readonly growth: readonly GrowthRow[];
   readonly overhead: readonly OverheadRow[];
   readonly memory: readonly MemoryRow[];
+  /** Absent in results written before part 5 existed. */
+  readonly isolation?: readonly IsolationRow[];
 }

@@ -12,6 +12,7 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         overheadSamples: 12,
         memoryHistoryTurns: [10, 100],
         memoryConversations: 8,
+        isolation: { largeTurns: 3, imageMiB: 8, samples: 15 },
       }
     : {
         ...common,
@@ -21,5 +22,6 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         overheadSamples: 40,
         memoryHistoryTurns: [10, 100],
         memoryConversations: 20,
+        isolation: { largeTurns: 4, imageMiB: 20, samples: 40 },
       };
 }

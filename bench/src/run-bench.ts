@@ -2,6 +2,8 @@ import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { generateAgentSession } from "@cursor/testkit";
 import type { BenchResults, BenchSettings, MachineInfo } from "./bench-results.js";
 import { measureGrowth } from "./growth/turn-cost-growth.js";
+import { measureLargeContentIsolation } from "./isolation/large-content-isolation.js";
+import type { IsolationRow } from "./isolation/large-content-isolation.js";
 import type { BenchProvider } from "./harness/gateway-harness.js";
 import { providerLabels } from "./harness/provider-adapters.js";
 import { measureConversationMemory } from "./overhead/conversation-memory.js";
@@ -17,8 +19,14 @@ import { bytes, milliseconds, percent, ratio } from "./report/format.js";
 /** The providers whose cache simulation part 1 runs: OpenAI's (Responses) and Anthropic's. */
 export const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
 
-export type BenchPart = "prefix" | "growth" | "overhead" | "memory";
-export const benchParts: readonly BenchPart[] = ["prefix", "growth", "overhead", "memory"];
+export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "isolation";
+export const benchParts: readonly BenchPart[] = [
+  "prefix",
+  "growth",
+  "overhead",
+  "memory",
+  "isolation",
+];
 
 function machineInfo(loadAtStart: number): MachineInfo {
   const cpuList = cpus();
@@ -37,10 +45,13 @@ export async function runBench({
   settings,
   parts,
   progress,
+  baselineServers = [],
 }: {
   settings: BenchSettings;
   parts: readonly BenchPart[];
   progress: Progress;
+  /** Builds of the gateway (`packages/server` folders) part 5 also measures, for comparison. */
+  baselineServers?: readonly string[];
 }): Promise<BenchResults> {
   const startedAt = new Date().toISOString();
   const loadAtStart = loadavg()[0] ?? 0;
@@ -120,6 +131,27 @@ export async function runBench({
       progress.done(bytes(row.heapBytesPerConversation));
     }
   }
+  const isolation: IsolationRow[] = [];
+  if (parts.includes("isolation")) {
+    const builds = [
+      { build: "this build" },
+      ...baselineServers.map((serverDir) => ({ build: `baseline ${serverDir}`, serverDir })),
+    ];
+    for (const build of builds) {
+      progress.begin(
+        `a small tenant beside ${settings.isolation.largeTurns} × ${settings.isolation.imageMiB} MiB images (${build.build})`,
+      );
+      const row = await measureLargeContentIsolation({
+        ...settings.isolation,
+        ...build,
+        onProgress: progress.update,
+      });
+      isolation.push(row);
+      progress.done(
+        `history p50 ${milliseconds(row.smallAloneP50Ms)} alone, ${milliseconds(row.smallBesideP50Ms)} beside; /healthz p50 ${milliseconds(row.healthBesideP50Ms)} beside`,
+      );
+    }
+  }
   return {
     settings,
     machine: machineInfo(loadAtStart),
@@ -130,15 +162,21 @@ export async function runBench({
     growth,
     overhead,
     memory,
+    isolation,
   };
 }
 
 /** Progress steps a run of `parts` will report. */
-export function stepCount(settings: BenchSettings, parts: readonly BenchPart[]): number {
+export function stepCount(
+  settings: BenchSettings,
+  parts: readonly BenchPart[],
+  baselineServers = 0,
+): number {
   return (
     (parts.includes("prefix") ? prefixProviders.length : 0) +
     (parts.includes("growth") ? 1 : 0) +
     (parts.includes("overhead") ? settings.overheadHistoryTurns.length : 0) +
-    (parts.includes("memory") ? settings.memoryHistoryTurns.length : 0)
+    (parts.includes("memory") ? settings.memoryHistoryTurns.length : 0) +
+    (parts.includes("isolation") ? 1 + baselineServers : 0)
   );
 }

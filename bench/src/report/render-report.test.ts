@@ -23,6 +23,7 @@ describe("renderReport", () => {
       "## 4. Gateway overhead",
       "### Memory per open conversation",
       "## 5. Simulated input cost",
+      "## 6. Tenant isolation: large content beside small reads",
       "## How the baselines are built",
     ]) {
       expect(report).toContain(heading);
@@ -31,6 +32,9 @@ describe("renderReport", () => {
       "| **measured: gateway → fake provider** | 7500 | 2800 | 2816 | 99.4% | 99.4% | 37.3% |",
     );
     expect(report).toContain("| 10 / 50 | 50.0 kB | 0.20 ms | 0.05 ms | 0.10 ms |");
+    expect(report).toContain(
+      "| this build | 1.1 ms / 1.5 ms | 1.4 ms / 2.5 ms / 3.0 ms | 0.40 ms | 0.60 ms / 1.2 ms / 2.0 ms | 9 |",
+    );
   });
 
   it("prices the session with the published discounts", () => {

@@ -5,6 +5,7 @@ import { providerLabels } from "../harness/provider-adapters.js";
 import { projectionVariants, variantLabels } from "../prefix/projection-variants.js";
 import type { ProjectionVariant } from "../prefix/projection-variants.js";
 import type { VariantTotals } from "../prefix/variant-simulation.js";
+import { isolationHeadlines, isolationSection } from "./isolation-section.js";
 import { sessionDollars } from "./render-charts.js";
 import type { ChartFile } from "./render-charts.js";
 import {
@@ -58,6 +59,7 @@ export function headlineFigures(results: BenchResults): string[] {
       `Gateway overhead at ${row.historyTurns} turns of history: +${milliseconds(row.addedP50Ms)} p50, +${milliseconds(row.addedP95Ms)} p95 per call`,
     );
   }
+  lines.push(...isolationHeadlines(results));
   for (const row of results.memory) {
     lines.push(
       `Memory per open conversation with ${row.historyTurns} turns: ${bytes(row.heapBytesPerConversation)} of heap (history ${bytes(row.historyBytes)} as JSON)`,
@@ -404,6 +406,7 @@ export function renderReport({
     ...writesSection(results),
     ...overheadSection(results),
     ...costSection(results),
+    ...isolationSection(results),
     ...methodSection(),
     "## Charts",
     "",
