@@ -8,6 +8,7 @@ import type { GatewayConfig } from "./config.js";
 import { ConversationService } from "./conversation-service.js";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import { buildApp } from "./http/build-app.js";
+import { guardConnections } from "./http/connection-limits.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { ModelCatalog } from "./models/model-catalog.js";
 import type { SimulatedProvider } from "./models/model-catalog.js";
@@ -97,6 +98,17 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     metrics,
     service,
     logger: redactedLogger(options.logger ?? false, redactor),
+    connections: config.connections,
+  });
+  // Every connection the port accepts, whichever protocol server handles it.
+  guardConnections({
+    server: app.server,
+    limits: config.connections,
+    events: {
+      rejected: (reason) =>
+        metrics.increment("cursor_gateway_connections_rejected_total", { reason }),
+      timedOut: (kind) => metrics.increment("cursor_gateway_connection_timeouts_total", { kind }),
+    },
   });
   appRef.current = app;
   return finishStart({ app, service, store, models, simulatedProviderURL, config });

@@ -6,6 +6,8 @@ import { createAuthenticator } from "./auth.js";
 import type { Tenant } from "./auth.js";
 import { conversationErrorResponse } from "./conversation-error-response.js";
 import { HttpError, sendHttpError } from "./http-error.js";
+import { defaultConnectionLimits } from "./connection-limits.js";
+import type { ConnectionLimits } from "./connection-limits.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { sseRunSink } from "./sse-run-sink.js";
 import { SseStream } from "./sse-stream.js";
@@ -24,6 +26,8 @@ export interface BuildAppOptions {
   readonly service: ConversationService;
   readonly metrics: GatewayMetrics;
   readonly logger?: boolean | object;
+  /** The port's connection limits (the SSE heartbeat follows its idle timeout). */
+  readonly connections?: ConnectionLimits;
 }
 
 /**
@@ -180,7 +184,9 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     const prepared = await options.service.prepareRun({ tenant, body: request.body });
     // From here on errors travel inside the stream (run.ended failed).
     reply.hijack();
-    const stream = new SseStream(reply.raw);
+    const stream = new SseStream(reply.raw, {
+      heartbeatMs: (options.connections ?? defaultConnectionLimits).sseHeartbeatMs,
+    });
     const sink = sseRunSink({
       stream,
       checkpoint: ({ head, promptSpecDigest }) =>
