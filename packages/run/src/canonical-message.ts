@@ -64,7 +64,7 @@ function jsonSchemaOf<T extends JsonValue>(
 }
 
 const jsonValueSchema: z.ZodType<JsonValue> = jsonSchemaOf(
-  (value): value is JsonValue => true,
+  (_value): _value is JsonValue => true,
   "must be a JSON value",
 );
 
