@@ -30,11 +30,12 @@ describe("fake provider server", () => {
       ["/_fake/enqueue", { method: "POST", body: JSON.stringify({ replies: [answer] }) }],
       ["/v1/responses", { method: "POST", body: JSON.stringify(body) }],
     ] as const) {
-      for (const headers of [
+      const attempts: Record<string, string>[] = [
         {},
         { authorization: "Bearer wrong-token" },
         { "x-api-key": "nope" },
-      ]) {
+      ];
+      for (const headers of attempts) {
         const refused = await fetch(`${provider.url}${path}`, { ...init, headers });
         expect(refused.status).toBe(401);
         expect(JSON.stringify(await refused.json())).not.toContain("hello");
