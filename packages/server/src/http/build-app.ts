@@ -94,6 +94,13 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
       : payload,
   );
 
+  // The idle timeout is the client's: it runs while a request is awaited or being received, not
+  // while the gateway works on one it has whole (a provider SDK loading, a store lock). Node
+  // restores it (through the keep-alive timeout) once the response is sent.
+  app.addHook("preHandler", async (request) => {
+    request.raw.socket?.setTimeout(0);
+  });
+
   app.addHook("onResponse", async (request, reply) => {
     options.metrics.increment("cursor_gateway_http_requests_total", {
       route: request.routeOptions.url ?? "unmatched",

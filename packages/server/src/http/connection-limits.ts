@@ -13,8 +13,9 @@ export interface ConnectionLimits {
   /** A request, head and body, must arrive within this (a body dripping in is cut). */
   readonly requestTimeoutMs: number;
   /**
-   * A connection on which no byte moves either way for this long is closed: a stalled body, a
-   * silent client. Streams stay alive through it with heartbeats (`sseHeartbeatMs`).
+   * A connection on which nothing moves for this long while the gateway waits on its client is
+   * closed: a stalled body, a silent new connection. The JSON front door pauses it while it works
+   * on a request it has whole; Node's HTTP/1.1 server brings it back for the next request.
    */
   readonly idleTimeoutMs: number;
   /** An idle keep-alive connection between requests is closed after this. */
