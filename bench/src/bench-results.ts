@@ -4,6 +4,7 @@ import type { IsolationRow } from "./isolation/large-content-isolation.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
 import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
+import type { StoreResult } from "./stores/store-throughput.js";
 
 export type BenchMode = "quick" | "full";
 
@@ -21,7 +22,10 @@ export interface BenchSettings {
   readonly overheadSamples: number;
   readonly memoryHistoryTurns: readonly number[];
   readonly memoryConversations: number;
-  /** Part 5: image turns of the large tenant, MiB per image, samples per measurement. */
+  /** Conversations driven at once, and user turns each, of the stores part. */
+  readonly storeClients: number;
+  readonly storeTurns: number;
+  /** Part 7: image turns of the large tenant, MiB per image, samples per measurement. */
   readonly isolation: {
     readonly largeTurns: number;
     readonly imageMiB: number;
@@ -49,6 +53,8 @@ export interface BenchResults {
   readonly growth: readonly GrowthRow[];
   readonly overhead: readonly OverheadRow[];
   readonly memory: readonly MemoryRow[];
-  /** Absent in results written before part 5 existed. */
+  /** Absent in runs without the stores part (and in results of older versions). */
+  readonly stores?: StoreResult;
+  /** Absent in results written before part 7 existed. */
   readonly isolation?: readonly IsolationRow[];
 }

@@ -12,6 +12,8 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         overheadSamples: 12,
         memoryHistoryTurns: [10, 100],
         memoryConversations: 8,
+        storeClients: 4,
+        storeTurns: 10,
         isolation: { largeTurns: 3, imageMiB: 8, samples: 15 },
       }
     : {
@@ -22,6 +24,8 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         overheadSamples: 40,
         memoryHistoryTurns: [10, 100],
         memoryConversations: 20,
+        storeClients: 8,
+        storeTurns: 25,
         isolation: { largeTurns: 4, imageMiB: 20, samples: 40 },
       };
 }

@@ -1,26 +1,31 @@
 #!/usr/bin/env node
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { BenchResults } from "./bench-results.js";
 import { benchSettings } from "./bench-settings.js";
 import { Progress } from "./progress.js";
 import { headlineFigures, renderReport, reproduceCommand } from "./report/render-report.js";
 import { renderCharts } from "./report/render-charts.js";
+import { defaultOutDir } from "./output-folder.js";
 import { benchParts, runBench, stepCount } from "./run-bench.js";
 import type { BenchPart } from "./run-bench.js";
 
-const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,isolation] [--out DIR] [--from FILE]
-           [--baseline-server DIR]
+const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores,isolation] [--out DIR]
+           [--from FILE] [--baseline-server DIR]
 
 Measures the gateway against its baselines and writes DIR/latest.md, DIR/latest.json and SVG
-charts (DIR defaults to bench/results).
+charts. DIR defaults to bench/results for a full run (the committed figures the README quotes)
+and to bench/results/quick (not committed) for --quick, so a quick run never replaces them.
   --quick   a short run (smaller session and histories, fewer samples; about 2 minutes)
   --only    run some parts only (the report then lacks the others)
   --from    re-render the report and charts from an earlier run's latest.json
-  --baseline-server  another build's packages/server folder (built): part 5 measures it too,
-            on the same data, for a before/after comparison (repeatable)`;
+  --baseline-server  another build's packages/server folder (built): the isolation part
+            measures it too, on the same data, for a before/after comparison (repeatable)
+
+The stores part measures PostgreSQL (1 and 2 gateway processes) beside SQLite when
+CURSOR_GATEWAY_BENCH_DATABASE_URL (or CURSOR_GATEWAY_TEST_DATABASE_URL) names a server where it may
+create databases; without one it measures SQLite only and says so.`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -42,7 +47,7 @@ async function main(): Promise<void> {
   const unknown = parts.filter((part) => !benchParts.includes(part));
   if (unknown.length > 0) throw new Error(`unknown part(s) ${unknown.join(", ")}\n\n${usage}`);
   const settings = benchSettings(values.quick ? "quick" : "full");
-  const outDir = resolve(values.out ?? fileURLToPath(new URL("../results", import.meta.url)));
+  const outDir = resolve(values.out ?? defaultOutDir(values.quick ? "quick" : "full"));
   let results: BenchResults;
   if (values.from === undefined) {
     const baselineServers = (values["baseline-server"] ?? []).map((dir) => resolve(dir));

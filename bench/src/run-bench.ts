@@ -15,16 +15,19 @@ import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
 import { contextWindowForOneCompaction } from "./prefix/session-size.js";
 import type { Progress } from "./progress.js";
 import { bytes, milliseconds, percent, ratio } from "./report/format.js";
+import { benchDatabaseURL, measureStores } from "./stores/store-throughput.js";
+import type { StoreResult } from "./stores/store-throughput.js";
 
 /** The providers whose cache simulation part 1 runs: OpenAI's (Responses) and Anthropic's. */
 export const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
 
-export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "isolation";
+export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "stores" | "isolation";
 export const benchParts: readonly BenchPart[] = [
   "prefix",
   "growth",
   "overhead",
   "memory",
+  "stores",
   "isolation",
 ];
 
@@ -50,7 +53,7 @@ export async function runBench({
   settings: BenchSettings;
   parts: readonly BenchPart[];
   progress: Progress;
-  /** Builds of the gateway (`packages/server` folders) part 5 also measures, for comparison. */
+  /** Builds of the gateway (`packages/server` folders) part 7 (isolation) also measures, for comparison. */
   baselineServers?: readonly string[];
 }): Promise<BenchResults> {
   const startedAt = new Date().toISOString();
@@ -131,6 +134,22 @@ export async function runBench({
       progress.done(bytes(row.heapBytesPerConversation));
     }
   }
+  let stores: StoreResult | undefined;
+  if (parts.includes("stores")) {
+    const databaseURL = benchDatabaseURL(process.env);
+    progress.begin(
+      `stores: SQLite${databaseURL === undefined ? " (PostgreSQL skipped: no database URL)" : ", PostgreSQL with 1 and 2 processes"}, ${settings.storeClients} conversations at once`,
+    );
+    stores = await measureStores({
+      clients: settings.storeClients,
+      turns: settings.storeTurns,
+      databaseURL,
+      onProgress: progress.update,
+    });
+    progress.done(
+      stores.rows.map((row) => `${row.setup} ${row.requestsPerSecond.toFixed(0)}/s`).join(", "),
+    );
+  }
   const isolation: IsolationRow[] = [];
   if (parts.includes("isolation")) {
     const builds = [
@@ -162,6 +181,7 @@ export async function runBench({
     growth,
     overhead,
     memory,
+    ...(stores === undefined ? {} : { stores }),
     isolation,
   };
 }
@@ -177,6 +197,7 @@ export function stepCount(
     (parts.includes("growth") ? 1 : 0) +
     (parts.includes("overhead") ? settings.overheadHistoryTurns.length : 0) +
     (parts.includes("memory") ? settings.memoryHistoryTurns.length : 0) +
+    (parts.includes("stores") ? 1 : 0) +
     (parts.includes("isolation") ? 1 + baselineServers : 0)
   );
 }

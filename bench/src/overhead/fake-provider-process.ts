@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import type { FakeReply } from "@cursor/testkit";
 
 /**
- * The testkit's `cursor-fake-provider` bin as a child process: latency and memory measurements
+ * The `cursor-fake-provider` bin (@cursor/fake-provider) as a child process: latency and memory measurements
  * must not count the fake provider's own work (tokenising, hashing, recording every body) as the
  * gateway's.
  */
@@ -24,7 +24,11 @@ export class FakeProviderProcess {
 
   static async start(): Promise<FakeProviderProcess> {
     const require = createRequire(import.meta.url);
-    const bin = join(dirname(require.resolve("@cursor/testkit/package.json")), "dist", "cli.js");
+    const bin = join(
+      dirname(require.resolve("@cursor/fake-provider/package.json")),
+      "dist",
+      "cli.js",
+    );
     const child = spawn(process.execPath, [bin, "--port", "0"], {
       stdio: ["ignore", "pipe", "inherit"],
     });
@@ -45,6 +49,14 @@ export class FakeProviderProcess {
   async enqueue(replies: readonly FakeReply[]): Promise<void> {
     if (replies.length === 0) return;
     await this.#post("/_fake/enqueue", { replies });
+  }
+
+  /** The bodies of every call it received since the last reset, in arrival order. */
+  async requestBodies(): Promise<unknown[]> {
+    const response = await fetch(`${this.url}/_fake/requests`);
+    if (!response.ok) throw new Error(`/_fake/requests answered ${response.status}`);
+    const answer = (await response.json()) as { requests: { body: unknown }[] };
+    return answer.requests.map((request) => request.body);
   }
 
   /** Forgets recorded requests and cache entries (the process would otherwise keep every body). */

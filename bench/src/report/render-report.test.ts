@@ -9,8 +9,14 @@ describe("renderReport", () => {
   const report = renderReport({ results, charts });
 
   it("names the run and the command that reproduces it", () => {
-    expect(report).toMatch(/^# Benchmark results\n/);
+    // The fixture is a quick run: its report says so loudly, at the top.
+    expect(report).toMatch(/^# Benchmark results \(QUICK RUN\)\n\n> \*\*A quick run\*\*/);
     expect(report).toContain("A **quick** run of `pnpm bench --quick`");
+    const full = renderReport({
+      results: { ...results, settings: { ...results.settings, mode: "full" } },
+      charts,
+    });
+    expect(full).toMatch(/^# Benchmark results\n\nA \*\*full\*\* run/);
     expect(reproduceCommand("full")).toBe("pnpm bench");
   });
 
@@ -23,7 +29,8 @@ describe("renderReport", () => {
       "## 4. Gateway overhead",
       "### Memory per open conversation",
       "## 5. Simulated input cost",
-      "## 6. Tenant isolation: large content beside small reads",
+      "## 6. Stores: SQLite and PostgreSQL, one and two processes",
+      "## 7. Tenant isolation: large content beside small reads",
       "## How the baselines are built",
     ]) {
       expect(report).toContain(heading);
@@ -35,6 +42,21 @@ describe("renderReport", () => {
     expect(report).toContain(
       "| this build | 1.1 ms / 1.5 ms | 1.4 ms / 2.5 ms / 3.0 ms | 0.40 ms | 0.60 ms / 1.2 ms / 2.0 ms | 9 |",
     );
+  });
+
+  it("compares the stores under the same load", () => {
+    expect(report).toContain(
+      "| PostgreSQL, 2 processes (every turn on the other one) | 6 | 80.0 req/s | 14 ms | 20 ms | 2.0 ms | 3.0 ms | 12 ms | 17 ms | 800.0 req/s |",
+    );
+    expect(report).toContain("PostgreSQL 15.18 (fsync off, synchronous_commit off)");
+    const withoutDatabase = renderReport({
+      results: {
+        ...results,
+        stores: { ...results.stores!, rows: [results.stores!.rows[0]!], postgresSkipped: "no URL" },
+      },
+      charts,
+    });
+    expect(withoutDatabase).toContain("PostgreSQL was not measured: no URL.");
   });
 
   it("prices the session with the published discounts", () => {

@@ -5,6 +5,7 @@ import { providerLabels } from "../harness/provider-adapters.js";
 import { projectionVariants, variantLabels } from "../prefix/projection-variants.js";
 import type { ProjectionVariant } from "../prefix/projection-variants.js";
 import type { VariantTotals } from "../prefix/variant-simulation.js";
+import { storeSetupLabels } from "../stores/store-throughput.js";
 import { isolationHeadlines, isolationSection } from "./isolation-section.js";
 import { sessionDollars } from "./render-charts.js";
 import type { ChartFile } from "./render-charts.js";
@@ -65,7 +66,83 @@ export function headlineFigures(results: BenchResults): string[] {
       `Memory per open conversation with ${row.historyTurns} turns: ${bytes(row.heapBytesPerConversation)} of heap (history ${bytes(row.historyBytes)} as JSON)`,
     );
   }
+  const stores = results.stores;
+  if (stores !== undefined) {
+    lines.push(
+      `Stores, ${stores.clients} conversations at once: ${stores.rows
+        .map(
+          (row) =>
+            `${storeSetupLabels[row.setup]} ${row.requestsPerSecond.toFixed(0)} req/s, +${milliseconds(row.gatewayP50Ms - row.directP50Ms)} p50`,
+        )
+        .join(
+          "; ",
+        )}${stores.postgresSkipped === undefined ? "" : " (PostgreSQL not measured: no database URL)"}`,
+    );
+  }
   return lines;
+}
+
+/** Part 6: throughput and added latency of each store set-up under the same load. */
+function storesSection(results: BenchResults): string[] {
+  const stores = results.stores;
+  if (stores === undefined) return [];
+  return [
+    "## 6. Stores: SQLite and PostgreSQL, one and two processes",
+    "",
+    `The same load on each set-up: ${stores.clients} conversations at once, ${stores.turns} user turns each after a ` +
+      "warm-up turn (one provider call per turn), sent to real `cursor-gateway serve` processes whose provider is the " +
+      "testkit's fake provider in its own process (answering at once). With two processes every turn of a conversation " +
+      "goes to the other process than the turn before, so each turn re-checks and reloads the head from the database. " +
+      "Direct = the very provider bodies of the set-up sent straight to the fake provider at the same concurrency; " +
+      "added = gateway − direct, per quantile.",
+    "",
+    ...(stores.postgresSkipped === undefined
+      ? []
+      : [`PostgreSQL was not measured: ${stores.postgresSkipped}.`, ""]),
+    ...(stores.postgres === undefined
+      ? []
+      : [
+          `PostgreSQL ${stores.postgres.version} (fsync ${stores.postgres.fsync}, synchronous_commit ` +
+            `${stores.postgres.synchronousCommit}) on the same machine, over loopback TCP.`,
+          "",
+        ]),
+    markdownTable({
+      header: [
+        "set-up",
+        "requests",
+        "throughput",
+        "p50",
+        "p95",
+        "direct p50",
+        "direct p95",
+        "added p50",
+        "added p95",
+        "direct throughput",
+      ],
+      rows: stores.rows.map((row) => [
+        storeSetupLabels[row.setup],
+        count(row.requests),
+        `${row.requestsPerSecond.toFixed(1)} req/s`,
+        milliseconds(row.gatewayP50Ms),
+        milliseconds(row.gatewayP95Ms),
+        milliseconds(row.directP50Ms),
+        milliseconds(row.directP95Ms),
+        milliseconds(row.gatewayP50Ms - row.directP50Ms),
+        milliseconds(row.gatewayP95Ms - row.directP95Ms),
+        `${row.directRequestsPerSecond.toFixed(1)} req/s`,
+      ]),
+      align: ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r"],
+    }),
+    "",
+    ...stores.rows.flatMap((row) =>
+      row.failures.length === 0
+        ? []
+        : [
+            `${storeSetupLabels[row.setup]}: ${row.failures.length} request(s) failed, first: ${row.failures[0]}`,
+            "",
+          ],
+    ),
+  ];
 }
 
 function prefixSection(results: BenchResults): string[] {
@@ -390,8 +467,15 @@ export function renderReport({
 }): string {
   const m = results.machine;
   const lines = [
-    "# Benchmark results",
+    results.settings.mode === "quick" ? "# Benchmark results (QUICK RUN)" : "# Benchmark results",
     "",
+    ...(results.settings.mode === "quick"
+      ? [
+          "> **A quick run**: a short session and small histories, for a fast check. The figures the " +
+            "README quotes come from a full `pnpm bench` (bench/results/latest.md).",
+          "",
+        ]
+      : []),
     `A **${results.settings.mode}** run of \`${reproduceCommand(results.settings.mode)}\`, started ${results.startedAt}, ` +
       `${Math.round(results.durationSeconds)} s. Node ${m.node} on ${m.platform}, ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB; ` +
       `1-minute load average ${m.loadAverage[0].toFixed(1)} at the start, ${m.loadAverage[1].toFixed(1)} at the end ` +
@@ -406,6 +490,7 @@ export function renderReport({
     ...writesSection(results),
     ...overheadSection(results),
     ...costSection(results),
+    ...storesSection(results),
     ...isolationSection(results),
     ...methodSection(),
     "## Charts",

@@ -135,7 +135,7 @@ export class ConversationService {
     });
     const key = conversationKey(tenant.id, conversationId);
     if (this.#active.has(key)) throw new ConversationBusyError({ conversationId });
-    const leaseMs = this.#options.runLeaseMs ?? 120_000;
+    const leaseMs = this.#options.runLeaseMs ?? 30_000;
     const lease = { tenant: tenant.id, conversationId, runId };
     if (!(await this.#options.store.acquireRun({ ...lease, leaseMs }))) {
       throw new ConversationBusyError({ conversationId });
@@ -164,7 +164,25 @@ export class ConversationService {
     const done = new Promise<void>((resolve) => (finish = resolve));
     this.#active.set(key, { runId, controller, owner, done });
     const renew = setInterval(
-      () => void this.#options.store.renewRun({ ...lease, leaseMs }),
+      () =>
+        // A failed renewal (the database unreachable for a moment) must not end the process;
+        // a lease lost to another process fences this run's writes (they are refused).
+        void this.#options.store.renewRun({ ...lease, leaseMs }).then(
+          (held) => {
+            if (!held) {
+              this.#options.logger.error(
+                { conversationId, runId },
+                "the run lease was lost: another process may serve this conversation",
+              );
+            }
+          },
+          (error: unknown) =>
+            this.#options.logger.error(
+              // The service's logger redacts (the URL of a database may hold a password too).
+              { err: error, conversationId },
+              "could not renew the run lease",
+            ),
+        ),
       Math.max(1_000, Math.floor(leaseMs / 3)),
     );
     renew.unref();
@@ -454,6 +472,18 @@ export class ConversationService {
       if (!this.#active.has(oldest)) this.#heads.delete(oldest);
     }
     return owner;
+  }
+
+  /** Whether `tenant` has this conversation: a run of it is open, or the store holds it. */
+  async knows({
+    tenant,
+    conversationId,
+  }: {
+    tenant: Tenant;
+    conversationId: string;
+  }): Promise<boolean> {
+    if (this.#active.has(conversationKey(tenant.id, conversationId))) return true;
+    return (await this.#options.store.headVersion(tenant.id, conversationId)) !== undefined;
   }
 
   cancel({ tenant, conversationId }: { tenant: Tenant; conversationId: string }): boolean {

@@ -26,6 +26,7 @@ import { redactingProvider } from "./redaction/redacting-provider.js";
 import { redactingSink } from "./redaction/redacting-sink.js";
 import type { SecretRedactor } from "./redaction/secret-redactor.js";
 import type { RunEndReason, RunError, RunOutcome, RunSink } from "./run-events.js";
+import { StoreError } from "./store/store-error.js";
 import type { TurnWriter } from "./turn-writer.js";
 
 /** How far a plan got: the run's end reason, its error, and its final answer when completed. */
@@ -86,6 +87,8 @@ export class RunExecution {
     this.#signal = input.signal;
   }
 
+  #conflict: StoreError | undefined;
+
   async execute(frontDoor: RunSink): Promise<RunOutcome> {
     // Every event leaves through the one redaction path, whichever front door consumes it.
     const sink = redactingSink(frontDoor, this.#redactor);
@@ -104,7 +107,7 @@ export class RunExecution {
       const cancelled = this.#signal.aborted || RunCancelledError.isInstance(thrown);
       result = cancelled
         ? { reason: "cancelled" }
-        : { reason: "failed", error: describeLoopError(thrown) };
+        : { reason: "failed", error: describeRunError(thrown) };
       if (!cancelled) {
         this.#options.logger.error({ err: thrown, conversationId }, "run failed");
         thrownLogged = true;
@@ -219,12 +222,14 @@ export class RunExecution {
       provider,
       // The batch is the history's own check: validated copies and their digests.
       commit: async (batch) => {
-        const after = await this.#writer.appendMessages({
-          messages: batch.messages,
-          digests: batch.digests,
-          headDigest: batch.headDigest,
-          length: batch.length,
-        });
+        const after = await this.#noteConflict(
+          this.#writer.appendMessages({
+            messages: batch.messages,
+            digests: batch.digests,
+            headDigest: batch.headDigest,
+            length: batch.length,
+          }),
+        );
         this.#emitHead(sink, after, false);
       },
       compaction: {
@@ -243,9 +248,14 @@ export class RunExecution {
       options.metrics.increment("cursor_gateway_compactions_total", { reason: compaction.trigger });
     }
     const finalText = outcome.reason === "completed" ? outcome.assistant?.text : undefined;
+    // The loop describes a failed commit by its message only: a refused write is a conflict.
+    const error =
+      outcome.reason === "failed" && this.#conflict !== undefined
+        ? describeRunError(this.#conflict)
+        : outcome.error;
     return {
       reason: outcome.reason,
-      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      ...(error === undefined ? {} : { error }),
       ...(finalText === undefined ? {} : { finalText }),
     };
   }
@@ -277,19 +287,34 @@ export class RunExecution {
     return { reason: "completed" };
   }
 
+  /**
+   * A write the store refused because the conversation moved (another process took it over):
+   * remembered, for the loop reports a failed commit by its message only.
+   */
+  async #noteConflict<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } catch (error) {
+      if (StoreError.isInstance(error) && error.reason === "head-moved") this.#conflict = error;
+      throw error;
+    }
+  }
+
   /** The conversation compactor, persisting each new epoch through the writer. */
   #compactor(
     provider: ProviderAdapter,
     sink: RunSink,
   ): (request: CompactionRequest) => Promise<CompactionResult> {
     const persistEpoch: PersistEpoch = async (epoch) => {
-      const after = await this.#writer.startEpoch({
-        epoch: epoch.epoch,
-        messages: epoch.messages,
-        digests: epoch.digests,
-        headDigest: epoch.headDigest,
-        length: epoch.messages.length,
-      });
+      const after = await this.#noteConflict(
+        this.#writer.startEpoch({
+          epoch: epoch.epoch,
+          messages: epoch.messages,
+          digests: epoch.digests,
+          headDigest: epoch.headDigest,
+          length: epoch.messages.length,
+        }),
+      );
       this.#emitHead(sink, after, false);
     };
     return createConversationCompactor({
@@ -379,4 +404,16 @@ export class RunExecution {
       },
     });
   }
+}
+
+/**
+ * A store write refused because the conversation moved meanwhile (another gateway process took
+ * it over after this one lost its run lease) is a conflict the client resolves by retrying: the
+ * retry runs on the head as stored. Everything else is the loop's own classification.
+ */
+function describeRunError(thrown: unknown): LoopError {
+  if (StoreError.isInstance(thrown) && thrown.reason === "head-moved") {
+    return { code: "conflict", message: thrown.message, retryable: true };
+  }
+  return describeLoopError(thrown);
 }

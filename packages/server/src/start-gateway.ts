@@ -1,19 +1,20 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { loadCheckpointSecret } from "./checkpoint-secret.js";
 import { ConfigError, isLoopbackHost } from "./config.js";
 import type { GatewayConfig } from "./config.js";
 import { ConversationService } from "./conversation-service.js";
+import { prepareDataFolder } from "./data-folder.js";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import { buildApp } from "./http/build-app.js";
 import { guardConnections } from "./http/connection-limits.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { ModelCatalog } from "./models/model-catalog.js";
-import type { SimulatedProvider } from "./models/model-catalog.js";
-import { SecretRedactor } from "./redaction/secret-redactor.js";
-import { SqliteStore } from "./store/sqlite-store.js";
+import { createGatewayRedactor } from "./redaction/gateway-secrets.js";
+import type { SecretRedactor } from "./redaction/secret-redactor.js";
+import { listenError } from "./startup-error.js";
+import type { GatewayStore } from "./store/gateway-store.js";
+import { openGatewayStore } from "./store/open-gateway-store.js";
 
 export interface StartGatewayOptions {
   readonly config: GatewayConfig;
@@ -21,25 +22,38 @@ export interface StartGatewayOptions {
   readonly logger?: boolean | object;
   readonly retry?: ConversationServiceOptions["retry"];
   readonly now?: () => Date;
+  /**
+   * The gateway's redaction path (`createGatewayRedactor(config)`), when the caller's logger
+   * must share it (a pino instance from `createGatewayLogger({ redactor })`). Default: one made
+   * from the configuration; pino options then get its `streamWrite` hook.
+   */
+  readonly redactor?: SecretRedactor;
 }
 
 export interface RunningGateway {
   readonly url: string;
   readonly app: FastifyInstance;
   readonly service: ConversationService;
+  /** The store this process runs on (SQLite, or PostgreSQL shared with other processes). */
+  readonly store: GatewayStore;
   /** The configured models (what a model picker lists; each entry's adapter). */
   readonly models: ModelCatalog;
   /**
-   * Where the in-process fake provider of `simulated` models listens, when there is one. Every
-   * call to it needs its access token (`models.simulated()`); a process that shares the data
-   * folder finds both in its `simulated-provider.json` (mode 0600, removed on close).
+   * Where the in-process fake provider of `simulated` models listens, when there is one (never
+   * announced). Every call to it needs its access token (`models.simulated()`).
    */
   readonly simulatedProviderURL?: string;
   /** Stops taking requests, ends open runs cleanly, closes the store. */
   close(): Promise<void>;
 }
 
-/** Starts the gateway on the embedded default: SQLite in the data folder. */
+/** How long a run holds its conversation without renewing it (renewed every third of it). */
+export const defaultRunLeaseMs = 30_000;
+
+/**
+ * Starts the gateway on its store: PostgreSQL when `config.databaseURL` is set (shared by every
+ * process of the deployment), else the embedded default, SQLite in the data folder.
+ */
 export async function startGateway(options: StartGatewayOptions): Promise<RunningGateway> {
   const { config } = options;
   if (config.tokens.length === 0 && !isLoopbackHost(config.host)) {
@@ -51,19 +65,36 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   }
   // Before anything is opened: a data folder whose secret is unusable refuses the start.
   const checkpointSecret = loadCheckpointSecret({
-    dataDir: config.dataDir,
+    dataDir: prepareDataFolder(config.dataDir),
     ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
   });
-  const store = new SqliteStore({ path: join(config.dataDir, "gateway.sqlite") });
-  await store.clearRunLocks();
+  // The service logs through the app's logger, which exists only once the app is built.
+  const appRef: { current?: FastifyInstance } = {};
+  const runLeaseMs = config.runLeaseMs ?? defaultRunLeaseMs;
+  const store = await openGatewayStore({
+    // Checked first: the SQLite file, the checkpoint secret and the proxy CA live there.
+    dataDir: config.dataDir,
+    ...(config.databaseURL === undefined ? {} : { databaseURL: config.databaseURL }),
+    runLeaseMs,
+    logger: { error: (details, message) => appRef.current?.log.error(details, message) },
+  });
   const models = new ModelCatalog({
     models: config.models,
-    // The testkit's fake provider with its prefix-cache simulation, on a loopback port that only
-    // holders of its random access token can use (its control routes show every request body).
+    // The fake provider with its prefix-cache simulation and scripted agent, on a loopback
+    // port, private: its control endpoints are off (no other process can script it or read the
+    // bodies it received), it keeps no request records (constant memory in a long run), and
+    // its API answers only the holder of a random token (the simulated adapter).
     simulated: async () => {
-      const { startFakeProvider } = await import("@cursor/testkit");
+      const { scriptedAgentReply, startFakeProvider } = await import("@cursor/fake-provider");
       const accessToken = randomBytes(32).toString("base64url");
-      const fake = await startFakeProvider({ host: "127.0.0.1", port: 0, accessToken });
+      const fake = await startFakeProvider({
+        host: "127.0.0.1",
+        port: 0,
+        defaultReply: scriptedAgentReply,
+        control: false,
+        recordRequests: false,
+        accessToken,
+      });
       return {
         url: fake.url,
         openaiBaseURL: fake.openaiBaseURL,
@@ -72,16 +103,11 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       };
     },
   });
-  // Started now rather than on the first call; its address and token go only to the data folder
-  // (the demo scripts it from there), never to the ready line or a log.
-  const simulated = models.hasSimulated ? await models.simulated() : undefined;
-  if (simulated !== undefined) writeSimulatedProviderFile(config.dataDir, simulated);
-  const simulatedProviderURL = simulated?.url;
+  // Started now rather than on the first call, so the first turn does not wait for it.
+  const simulatedProviderURL = models.hasSimulated ? (await models.simulated()).url : undefined;
   // One redaction path for every byte that leaves: events, errors, records and log lines.
-  const redactor = new SecretRedactor({ secrets: models.secrets });
+  const redactor = options.redactor ?? createGatewayRedactor(config);
   const metrics = new GatewayMetrics();
-  // The service logs through the app's logger, which exists only once the app is built.
-  const appRef: { current?: FastifyInstance } = {};
   const service = new ConversationService({
     store,
     models,
@@ -90,6 +116,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     metrics,
     redactor,
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },
+    runLeaseMs,
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
@@ -124,17 +151,33 @@ async function finishStart({
 }: {
   app: FastifyInstance;
   service: ConversationService;
-  store: SqliteStore;
+  store: GatewayStore;
   models: ModelCatalog;
   simulatedProviderURL: string | undefined;
   config: GatewayConfig;
 }): Promise<RunningGateway> {
-  const address = await app.listen({ host: config.host, port: config.port });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // Nothing stays open when the gateway cannot listen (the simulated provider, the store).
+    await app.close().catch(() => undefined);
+    await models.close();
+    await store.close();
+    throw listenError({
+      error,
+      what: "the gateway",
+      host: config.host,
+      port: config.port,
+      variables: { host: "CURSOR_GATEWAY_HOST", port: "CURSOR_GATEWAY_PORT" },
+    });
+  }
   let closed: Promise<void> | undefined;
   return {
     url: address,
     app,
     service,
+    store,
     models,
     ...(simulatedProviderURL === undefined ? {} : { simulatedProviderURL }),
     close() {
@@ -143,34 +186,17 @@ async function finishStart({
         await app.close();
         await models.close();
         await store.close();
-        if (simulatedProviderURL !== undefined) removeSimulatedProviderFile(config.dataDir);
       })();
       return closed;
     },
   };
 }
 
-/** Where a gateway process's simulated provider can be found by a process sharing its data folder. */
-export const simulatedProviderFileName = "simulated-provider.json";
-
-function writeSimulatedProviderFile(dataDir: string, simulated: SimulatedProvider): void {
-  mkdirSync(dataDir, { recursive: true });
-  const file = join(dataDir, simulatedProviderFileName);
-  rmSync(file, { force: true });
-  writeFileSync(
-    file,
-    `${JSON.stringify({ url: simulated.url, accessToken: simulated.accessToken })}\n`,
-    { mode: 0o600, flag: "wx" },
-  );
-}
-
-function removeSimulatedProviderFile(dataDir: string): void {
-  rmSync(join(dataDir, simulatedProviderFileName), { force: true });
-}
-
 /** pino options whose every written line passes through the redactor (whatever was logged). */
 function redactedLogger(logger: boolean | object, redactor: SecretRedactor): boolean | object {
   if (logger === false) return false;
+  // A pino instance redacts through its own hook (`createGatewayLogger({ redactor })`).
+  if (typeof (logger as { child?: unknown }).child === "function") return logger;
   const base = (logger === true ? {} : logger) as {
     hooks?: { streamWrite?: (line: string) => string };
   };

@@ -66,6 +66,8 @@ export function tinyResults(): BenchResults {
       overheadSamples: 2,
       memoryHistoryTurns: [10],
       memoryConversations: 2,
+      storeClients: 2,
+      storeTurns: 3,
       isolation: { largeTurns: 2, imageMiB: 1, samples: 3 },
     },
     machine: {
@@ -141,6 +143,37 @@ export function tinyResults(): BenchResults {
         gcExposed: true,
       },
     ],
+    stores: {
+      clients: 2,
+      turns: 3,
+      postgres: { version: "15.18", fsync: "off", synchronousCommit: "off" },
+      rows: [
+        {
+          setup: "sqlite-1",
+          processes: 1,
+          requests: 6,
+          requestsPerSecond: 100,
+          gatewayP50Ms: 12,
+          gatewayP95Ms: 15,
+          directP50Ms: 2,
+          directP95Ms: 3,
+          directRequestsPerSecond: 800,
+          failures: [],
+        },
+        {
+          setup: "postgresql-2",
+          processes: 2,
+          requests: 6,
+          requestsPerSecond: 80,
+          gatewayP50Ms: 14,
+          gatewayP95Ms: 20,
+          directP50Ms: 2,
+          directP95Ms: 3,
+          directRequestsPerSecond: 800,
+          failures: [],
+        },
+      ],
+    },
     isolation: [
       {
         build: "this build",

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { createCheckpointState, encodeCheckpoint } from "@cursor/checkpoint";
 import { HistoryLog, createRuntimeMessage } from "@cursor/run";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,18 +5,21 @@ import { createAuthenticator } from "../http/auth.js";
 import type { RunningGateway } from "../start-gateway.js";
 import { temporaryFolders, testCheckpointSecret } from "./e2e-environment.js";
 import { userTurn } from "./e2e-helpers.js";
+import { describeEachStore, e2eStores } from "./e2e-stores.js";
+import type { E2eStore, StoreKind } from "./e2e-stores.js";
 import { startInProcessGateway } from "./in-process-gateway.js";
 import { startScriptedProvider } from "./scripted-provider.js";
 import type { ScriptedProvider } from "./scripted-provider.js";
 import { lastCheckpoint, runEnded, streamRun } from "./sse-run.js";
-import { openSqliteDump } from "./sqlite-dump.js";
 
 const tokenA = "tenant-a-token-0123456789";
 const tokenB = "tenant-b-token-0123456789";
 const folders = temporaryFolders("malformed");
 let provider: ScriptedProvider;
 let gateway: RunningGateway;
-let store: ReturnType<typeof openSqliteDump>;
+const stores = e2eStores();
+// One gateway and store per store suite below (they run one after the other).
+let store: E2eStore;
 let baseline: string;
 const checkpoints = { a: "", other: "", b: "", fresh: "", foreignSecret: "" };
 
@@ -49,15 +51,16 @@ async function runAs(token: string, body: Record<string, unknown>) {
   return result;
 }
 
-beforeAll(async () => {
+async function startGatewayWithConversations(kind: StoreKind): Promise<void> {
   provider = await startScriptedProvider();
-  const dataDir = folders.create();
+  store = await stores.create({ kind, dataDir: folders.create() });
   gateway = await startInProcessGateway({
     provider,
-    dataDir,
+    dataDir: store.dataDir,
     extra: {
       CURSOR_GATEWAY_TOKENS: `${tokenA},${tokenB}`,
       CURSOR_GATEWAY_CHECKPOINT_SECRET: testCheckpointSecret,
+      ...store.environment,
     },
   });
   // Tenant A: conv-a (one completed turn, then a turn waiting for call_a_1) and conv-other.
@@ -83,14 +86,11 @@ beforeAll(async () => {
   checkpoints.foreignSecret = freshCheckpoint("another-deployment-secret-0123456789abcdef");
   provider.reply = { type: "text", text: "A rejected request must never reach the provider." };
   providerCallsAtStart.count = provider.fake.requests.length;
-  store = openSqliteDump(join(dataDir, "gateway.sqlite"));
-  baseline = store.dump();
-});
+  baseline = await store.dump();
+}
 
 afterAll(async () => {
-  store.close();
-  await gateway.close();
-  await provider.fake.close();
+  await stores.dropAll();
   folders.removeAll();
 });
 
@@ -220,6 +220,27 @@ const cases: Case[] = [
       method: "GET",
       path: "/v1/conversations/conv-a/provider-requests?limit=5",
       authorization: `Bearer ${tokenB}`,
+    }),
+    status: 404,
+    code: "not_found",
+  },
+  {
+    name: "cancelling another tenant's conversation",
+    request: () => ({
+      method: "POST",
+      path: "/v1/conversations/conv-a/cancel",
+      authorization: `Bearer ${tokenB}`,
+      contentType: null,
+    }),
+    status: 404,
+    code: "not_found",
+  },
+  {
+    name: "cancelling an unknown conversation",
+    request: () => ({
+      method: "POST",
+      path: "/v1/conversations/conv-none/cancel",
+      contentType: null,
     }),
     status: 404,
     code: "not_found",
@@ -713,33 +734,41 @@ const cases: Case[] = [
   },
 ];
 
-describe("a rejected request", () => {
-  it("covers at least 40 malformed bodies", () => {
-    expect(cases.length).toBeGreaterThanOrEqual(40);
-    expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
+describeEachStore("malformed input", ({ kind }) => {
+  beforeAll(() => startGatewayWithConversations(kind));
+  afterAll(async () => {
+    await gateway.close();
+    await provider.fake.close();
   });
 
-  it.each(cases)("$name → $status $code, the store unchanged", async (testCase) => {
-    const response = await send(testCase.request());
-    expect(response.status).toBe(testCase.status);
-    const { error } = response.body as {
-      error: { code: string; message: string; issues?: { path: string; message: string }[] };
-    };
-    expect(Object.keys(response.body as object)).toEqual(["error"]);
-    expect(error.code).toBe(testCase.code);
-    expect(typeof error.message).toBe("string");
-    expect(error.message.length).toBeGreaterThan(0);
-    if (testCase.paths !== undefined) {
-      expect(error.issues?.map((issue) => issue.path)).toEqual(
-        expect.arrayContaining([...testCase.paths]),
-      );
-    }
-    if (error.issues !== undefined) {
-      for (const issue of error.issues)
-        expect(Object.keys(issue).sort()).toEqual(["message", "path"]);
-    }
-    // Nothing was stored and no provider was called.
-    expect(store.dump()).toBe(baseline);
-    expect(provider.fake.requests.length).toBe(providerCallsAtStart.count);
+  describe("a rejected request", () => {
+    it("covers at least 40 malformed bodies", () => {
+      expect(cases.length).toBeGreaterThanOrEqual(40);
+      expect(new Set(cases.map((c) => c.name)).size).toBe(cases.length);
+    });
+
+    it.each(cases)("$name → $status $code, the store unchanged", async (testCase) => {
+      const response = await send(testCase.request());
+      expect(response.status).toBe(testCase.status);
+      const { error } = response.body as {
+        error: { code: string; message: string; issues?: { path: string; message: string }[] };
+      };
+      expect(Object.keys(response.body as object)).toEqual(["error"]);
+      expect(error.code).toBe(testCase.code);
+      expect(typeof error.message).toBe("string");
+      expect(error.message.length).toBeGreaterThan(0);
+      if (testCase.paths !== undefined) {
+        expect(error.issues?.map((issue) => issue.path)).toEqual(
+          expect.arrayContaining([...testCase.paths]),
+        );
+      }
+      if (error.issues !== undefined) {
+        for (const issue of error.issues)
+          expect(Object.keys(issue).sort()).toEqual(["message", "path"]);
+      }
+      // Nothing was stored and no provider was called.
+      expect(await store.dump()).toBe(baseline);
+      expect(provider.fake.requests.length).toBe(providerCallsAtStart.count);
+    });
   });
 });

@@ -1,7 +1,9 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGatewayClient } from "../client/gateway-client.js";
+import { loadConfig } from "../config.js";
+import { startGateway } from "../start-gateway.js";
 import { agentScript } from "./agent-script.js";
 import { gatewayEnvironment, temporaryFolders, testProviderKey } from "./e2e-environment.js";
 import { conversationView, userTurn, verifyConversation } from "./e2e-helpers.js";
@@ -111,29 +113,13 @@ describe("the simulated provider", () => {
     "is the default without a provider key and answers a turn offline",
     { timeout: 60_000 },
     async () => {
-      const simulatedDir = folders.create();
-      const simulated = await startGatewayProcess({ CURSOR_GATEWAY_DATA_DIR: simulatedDir });
+      const simulated = await startGatewayProcess({ CURSOR_GATEWAY_DATA_DIR: folders.create() });
       try {
         expect(simulated.output()).toMatch(
           /listening on http:\/\/127\.0\.0\.1:\d+ — provider simulated, model simulated-model/,
         );
-        // Its fake provider is private: not in the ready line, and nothing without its token.
+        // Its fake provider is private: the ready line names the gateway's URL only.
         expect(simulated.output().match(/http:\/\/[^\s,]+/g)).toEqual([simulated.url]);
-        const privateFile = join(simulatedDir, "simulated-provider.json");
-        expect(statSync(privateFile).mode & 0o777).toBe(0o600);
-        const fake = JSON.parse(readFileSync(privateFile, "utf8")) as {
-          url: string;
-          accessToken: string;
-        };
-        for (const path of ["/_fake/requests", "/_fake/stats"]) {
-          expect((await fetch(`${fake.url}${path}`)).status).toBe(401);
-        }
-        const forged = await fetch(`${fake.url}/v1/responses`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: "Bearer guessed" },
-          body: JSON.stringify({ model: "simulated-model", input: "hi" }),
-        });
-        expect(forged.status).toBe(401);
         const result = await streamRun(
           simulated.url,
           userTurn({ conversationId: "offline", turn: 1 }),
@@ -141,16 +127,47 @@ describe("the simulated provider", () => {
         expect(runEnded(result.events)).toEqual({ reason: "completed" });
         expect(result.events.filter((event) => event.event === "usage")).toHaveLength(1);
         await verifyConversation(simulated.url, "offline");
-        const recorded = await fetch(`${fake.url}/_fake/requests`, {
-          headers: { authorization: `Bearer ${fake.accessToken}` },
-        });
-        expect(((await recorded.json()) as { requests: unknown[] }).requests).toHaveLength(1);
       } finally {
         expect(await simulated.stop()).toEqual({ code: 0, signal: null });
-        expect(existsSync(join(simulatedDir, "simulated-provider.json"))).toBe(false);
       }
     },
   );
+
+  it("answers nobody but the gateway: every route needs its random token, no control routes", async () => {
+    const running = await startGateway({
+      config: loadConfig({
+        CURSOR_GATEWAY_HOST: "127.0.0.1",
+        CURSOR_GATEWAY_PORT: "0",
+        CURSOR_GATEWAY_PROVIDER: "simulated",
+        CURSOR_GATEWAY_DATA_DIR: folders.create(),
+      }),
+    });
+    try {
+      const fakeURL = running.simulatedProviderURL!;
+      expect(fakeURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const attempts: Record<string, string>[] = [
+        {},
+        { authorization: "Bearer guessed" },
+        { "x-api-key": "guessed" },
+      ];
+      for (const headers of attempts) {
+        for (const path of ["/_fake/requests", "/_fake/stats"]) {
+          expect((await fetch(`${fakeURL}${path}`, { headers })).status).toBe(401);
+        }
+        const forged = await fetch(`${fakeURL}/v1/responses`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ model: "simulated-model", input: "hi" }),
+        });
+        expect(forged.status).toBe(401);
+      }
+      // The gateway itself holds the token: its turn is answered.
+      const result = await streamRun(running.url, userTurn({ conversationId: "private", turn: 1 }));
+      expect(runEnded(result.events)).toEqual({ reason: "completed" });
+    } finally {
+      await running.close();
+    }
+  });
 });
 
 describe("a running gateway", () => {
@@ -306,6 +323,44 @@ describe("concurrent runs", () => {
         }
       }
     }
+  });
+});
+
+describe("cancel across tenants", () => {
+  it("answers another tenant's cancel with 404 and leaves its run going", async () => {
+    const conversationId = "cancel-tenants";
+    provider.reply = {
+      type: "slow",
+      delayMsPerEvent: 20,
+      reply: {
+        type: "text",
+        text: "Tenant one's answer, not cancelled by tenant two.",
+        chunks: 20,
+      },
+    };
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const run = streamRun(gateway.url, userTurn({ conversationId, turn: 1 }), {
+      token,
+      onEvent: (event) => {
+        if (event.event === "text.delta") started();
+      },
+    });
+    await running;
+    const other = createGatewayClient({ baseURL: gateway.url, token: otherToken });
+    expect(await other.post(`/v1/conversations/${conversationId}/cancel`)).toEqual({
+      status: 404,
+      body: {
+        error: { code: "not_found", message: expect.stringContaining(conversationId) as string },
+      },
+    });
+    expect(runEnded((await run).events)).toEqual({ reason: "completed" });
+    const own = createGatewayClient({ baseURL: gateway.url, token });
+    expect(await own.post(`/v1/conversations/${conversationId}/cancel`)).toEqual({
+      status: 200,
+      body: { cancelled: false },
+    });
+    expect((await other.post(`/v1/conversations/${conversationId}/cancel`)).status).toBe(404);
   });
 });
 

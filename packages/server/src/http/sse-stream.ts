@@ -1,7 +1,7 @@
 import type { ServerResponse } from "node:http";
 
 /**
- * Writes `event: <name>` + `data: <json>` frames to one response (gateway-api.md). With
+ * Writes `event: <name>` + `data: <json>` frames to one response (docs/http-contract.md). With
  * `heartbeatMs`, a comment line (`: keep-alive`, which SSE clients ignore) goes out whenever
  * nothing else did for that long: a model thinking for minutes never leaves the connection idle,
  * so the gateway's idle timeout (and any proxy's) never cuts a live stream.

@@ -1,8 +1,11 @@
 import { join } from "node:path";
-import { ConfigError, loadConfig, loadProxyConfig } from "../config.js";
+import { loadConfig, loadProxyConfig } from "../config.js";
 import type { GatewayConfig } from "../config.js";
 import { checkProviderKey } from "../setup/provider-key-check.js";
+import { createGatewayLogger } from "../logging/gateway-logger.js";
+import { createGatewayRedactor } from "../redaction/gateway-secrets.js";
 import { startGateway } from "../start-gateway.js";
+import { listenError } from "../startup-error.js";
 import { loadOrCreateProxyCa, proxyCaFolderName } from "./proxy-ca.js";
 import { startCursorProxy } from "./start-cursor-proxy.js";
 import type { ByokModel, ProviderCheck } from "./start-cursor-proxy.js";
@@ -26,10 +29,6 @@ function providerKeyChecks(config: GatewayConfig): Promise<readonly ProviderChec
   );
 }
 
-function isAddressInUse(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException).code === "EADDRINUSE";
-}
-
 /**
  * `cursor-gateway proxy`: the gateway and the proxy in one process. Logs one ready line naming
  * the proxy URL and the CA certificate's path; SIGTERM / SIGINT stop both.
@@ -44,16 +43,16 @@ export async function runProxyCommand({
   const config = loadConfig(env);
   const proxyConfig = loadProxyConfig(env);
   const ca = await loadOrCreateProxyCa({ folder: join(proxyConfig.dataDir, proxyCaFolderName) });
+  // One redaction path: the logger's lines and everything the gateway sends.
+  const redactor = createGatewayRedactor(config);
   const gateway = await startGateway({
     config,
-    logger: { level: env.CURSOR_GATEWAY_LOG_LEVEL ?? "info" },
-  }).catch((error: unknown) => {
-    if (!isAddressInUse(error)) throw error;
-    throw new ConfigError({
-      issues: [
-        `CURSOR_GATEWAY_PORT: ${config.host}:${config.port} is in use (a cursor-gateway serve already running?)`,
-      ],
-    });
+    redactor,
+    logger: createGatewayLogger({
+      level: config.logLevel,
+      ...(config.logFormat === undefined ? {} : { format: config.logFormat }),
+      redactor,
+    }),
   });
   const log = gateway.app.log.child({ component: "cursor-proxy" });
   const models = configuredByokModels(config);
@@ -77,11 +76,12 @@ export async function runProxyCommand({
     });
   } catch (error) {
     await gateway.close();
-    if (!isAddressInUse(error)) throw error;
-    throw new ConfigError({
-      issues: [
-        `CURSOR_GATEWAY_PROXY_PORT: 127.0.0.1:${proxyConfig.port} is in use (another cursor-gateway proxy?)`,
-      ],
+    throw listenError({
+      error,
+      what: "the Cursor proxy",
+      host: "127.0.0.1",
+      port: proxyConfig.port,
+      variables: { host: "CURSOR_GATEWAY_PROXY_PORT", port: "CURSOR_GATEWAY_PROXY_PORT" },
     });
   }
   out.write(

@@ -111,6 +111,13 @@ export type RecordRunInput = {
     }
 );
 
+/** A conversation's blob ids in the client blob ledger (lowercase hex, as the wire names them). */
+export interface ClientBlobsInput {
+  readonly tenant: string;
+  readonly conversationId: string;
+  readonly blobIds: readonly string[];
+}
+
 /**
  * A conversation's current epoch as its stored bytes (`readHistory`), for serving the history
  * without decoding it: each message's canonical JSON is exactly what its content address covers.
@@ -166,6 +173,14 @@ export interface GatewayStore {
     leaseMs: number;
   }): Promise<boolean>;
   releaseRun(input: { tenant: string; conversationId: string; runId: string }): Promise<void>;
+  /**
+   * The Cursor wire's ledger of blobs the IDE holds for a conversation: of `blobIds`, those
+   * recorded before. Kept in the store so any gateway process can serve the conversation's next
+   * turn without sending the IDE a blob twice.
+   */
+  acknowledgedClientBlobs(input: ClientBlobsInput): Promise<ReadonlySet<string>>;
+  /** Adds blobs the IDE now holds to the conversation's ledger (recording one twice is a no-op). */
+  recordClientBlobs(input: ClientBlobsInput): Promise<void>;
   /**
    * Rewrites stored blobs that fail verification from verified copies: each message's canonical
    * JSON must hash to its digest (checked here too). For a conversation whose stored state is

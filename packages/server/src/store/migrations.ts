@@ -1,6 +1,7 @@
 /**
- * Versioned schema migrations, applied in order inside one transaction each. Never edit a
- * published migration: add the next version.
+ * Versioned schema migrations of the SQLite store, applied in order inside one transaction each.
+ * Never edit a published migration: add the next version, here and in `postgres-migrations.ts`
+ * (the two stores keep the same version numbers for the same schema).
  */
 export interface Migration {
   readonly version: number;
@@ -95,9 +96,22 @@ export const migrations: readonly Migration[] = [
     sql: `ALTER TABLE conversations ADD COLUMN prompt_spec_input TEXT;`,
   },
   {
+    version: 3,
+    description:
+      "the Cursor wire's client blob ledger: per conversation, the blobs the IDE already holds",
+    sql: `
+      CREATE TABLE client_blobs (
+        tenant TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        blob_id TEXT NOT NULL,         -- the wire's blob id (lowercase hex)
+        PRIMARY KEY (tenant, conversation_id, blob_id)
+      ) WITHOUT ROWID;
+    `,
+  },
+  {
     version: 4,
     description:
-      "blobs in a rowid table, large ones in 1 MiB chunks: a lookup never compares a large row, a read never holds one whole",
+      "large blobs in 1 MiB chunks, blob lookups that never read a large row (SQLite: a rowid blob table)",
     rebuildsReferencedTable: true,
     // A WITHOUT ROWID table keeps whole rows in its b-tree, interior cells included, and SQLite
     // reads a cell's entire payload (overflow pages and all) to compare its key: after a few

@@ -11,10 +11,13 @@ import {
 } from "@cursor/run";
 import type { CanonicalMessage } from "@cursor/run";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openSqliteDump } from "../e2e/sqlite-dump.js";
 import type { HeadVersion } from "./gateway-store.js";
 import { migrations } from "./migrations.js";
 import { SqliteStore } from "./sqlite-store.js";
 import { StoreError } from "./store-error.js";
+import { describeStoreContract, imageMessage } from "./store-contract.js";
+import type { StoreFixture } from "./store-contract.js";
 
 let dir: string;
 let store: SqliteStore;
@@ -35,16 +38,6 @@ const runtime = (n: number) =>
     content: [{ type: "text", text: `q${n}` }],
   });
 const answer = (n: number) => createAssistantMessage({ runId: `r${n}`, step: 0, text: `a${n}` });
-const turn = (n: number) => ({
-  eventId: `turn.m${n}.0`,
-  record: {
-    clientMessageId: `m${n}`,
-    eventId: `turn.m${n}.0`,
-    runId: `r${n}`,
-    messageIds: [runtime(n).id],
-  },
-});
-
 function version(log: HistoryLog): HeadVersion {
   return { epoch: log.epoch, headDigest: log.headDigest, messageCount: log.length };
 }
@@ -54,7 +47,7 @@ async function appendTurn(
   log: HistoryLog,
   messages: CanonicalMessage[],
   expected: HeadVersion | null,
-  extra: { turns?: ReturnType<typeof turn>[]; lastRunId?: string } = {},
+  extra: { lastRunId?: string } = {},
 ) {
   const checked = log.check(messages);
   await store.appendMessages({
@@ -68,6 +61,75 @@ async function appendTurn(
   log.append(checked.appended);
 }
 
+describeStoreContract({
+  name: "SQLite",
+  async create(): Promise<StoreFixture> {
+    const folder = mkdtempSync(join(tmpdir(), "store-contract-"));
+    const path = join(folder, "gateway.sqlite");
+    const opened = [new SqliteStore({ path })];
+    const raw = () => new Database(path);
+    return {
+      store: opened[0]!,
+      async open() {
+        const other = new SqliteStore({ path });
+        opened.push(other);
+        return other;
+      },
+      async tamperBlobs(bytes) {
+        const db = raw();
+        db.prepare("UPDATE blobs SET bytes = ?").run(bytes);
+        db.close();
+      },
+      async tamperBlob({ id, bytes }) {
+        const db = raw();
+        db.prepare("UPDATE blobs SET bytes = ? WHERE id = ?").run(bytes, id);
+        db.close();
+      },
+      async tamperChunks({ seq, bytes }) {
+        const db = raw();
+        if (bytes === undefined) db.prepare("DELETE FROM blob_chunks WHERE seq = ?").run(seq);
+        else db.prepare("UPDATE blob_chunks SET bytes = ? WHERE seq = ?").run(bytes, seq);
+        db.close();
+      },
+      async blobRows() {
+        const db = raw();
+        const rows = db
+          .prepare(
+            "SELECT id, size, chunk_count AS chunkCount, bytes IS NOT NULL AS inline FROM blobs ORDER BY id",
+          )
+          .all() as { id: string; size: number; chunkCount: number; inline: number }[];
+        db.close();
+        return rows.map((row) => ({ ...row, inline: row.inline === 1 }));
+      },
+      async breakStore() {
+        const db = raw();
+        db.exec("DROP TABLE turns");
+        db.close();
+      },
+      async rowCount(table) {
+        const db = raw();
+        const { count } = db.prepare(`SELECT COUNT(*) AS count FROM ${table}`).get() as {
+          count: number;
+        };
+        db.close();
+        return count;
+      },
+      async dump() {
+        const dump = openSqliteDump(path);
+        try {
+          return dump.dump();
+        } finally {
+          dump.close();
+        }
+      },
+      async dispose() {
+        for (const store of opened) await store.close();
+        rmSync(folder, { recursive: true, force: true });
+      },
+    };
+  },
+});
+
 describe("SqliteStore", () => {
   it("applies migrations once and records the schema version", async () => {
     expect(store.schemaVersion).toBe(4);
@@ -76,189 +138,31 @@ describe("SqliteStore", () => {
     expect(store.schemaVersion).toBe(4);
   });
 
-  it("appends turns append-only and loads the verified head with its turns and last run", async () => {
-    const log = new HistoryLog();
-    await appendTurn(log, [runtime(1), answer(1)], null, { turns: [turn(1)], lastRunId: "r1" });
-    await appendTurn(log, [runtime(2), answer(2)], version(log), {
-      turns: [turn(2)],
-      lastRunId: "r2",
-    });
-    const loaded = await store.load("t", "c");
-    expect(loaded?.messages.map((m) => m.id)).toEqual(log.messages.map((m) => m.id));
-    expect(loaded?.headDigest).toBe(log.headDigest);
-    expect(loaded?.turns).toEqual([turn(1).record, turn(2).record]);
-    expect(loaded?.lastRunId).toBe("r2");
-    expect(await store.headVersion("t", "c")).toEqual(version(log));
-    // The decoded messages carry their digests: the log built from them matches, hash-free.
-    const reloaded = new HistoryLog({ messages: loaded!.messages });
-    expect(reloaded.headDigest).toBe(log.headDigest);
-    expect(reloaded.digests).toEqual(log.messages.map((m) => messageDigest(m)));
-    expect(await store.load("other-tenant", "c")).toBeUndefined();
-  });
-
-  it("creates a conversation with a seed in the first append, turn records upserted by event id", async () => {
-    const hydrated = new HistoryLog({ messages: [runtime(1), answer(1)] });
-    const checked = hydrated.check([runtime(2)]);
-    await store.appendMessages({
-      ...conversation,
-      expected: null,
-      messages: [...hydrated.messages, ...checked.appended],
-      digests: [...hydrated.digests, ...checked.digests],
-      next: { epoch: 0, headDigest: checked.headDigest, messageCount: 3 },
-      turns: [turn(1), turn(2)],
-    });
-    hydrated.append(checked.appended);
-    // A retry's record is rewritten in place, not added.
-    await appendTurn(hydrated, [answer(2)], version(hydrated), {
-      turns: [{ ...turn(2), record: { ...turn(2).record, runId: "r2b" } }],
-    });
-    const loaded = await store.load("t", "c");
-    expect(loaded?.messages.map((m) => m.id)).toEqual(hydrated.messages.map((m) => m.id));
-    expect(loaded?.turns).toEqual([turn(1).record, { ...turn(2).record, runId: "r2b" }]);
-  });
-
-  it("refuses a write from a stale head, or creating one that exists, and changes nothing", async () => {
-    const log = new HistoryLog();
-    await appendTurn(log, [runtime(1), answer(1)], null);
-    const stale = version(log);
-    await appendTurn(log, [runtime(2), answer(2)], stale);
-    const before = await store.load("t", "c");
-    const headMoved = (error: unknown) =>
-      StoreError.isInstance(error) && error.reason === "head-moved";
-    const other = new HistoryLog({ messages: before!.messages.slice(0, 2) });
-    await expect(appendTurn(other, [runtime(3)], stale)).rejects.toSatisfy(headMoved);
-    await expect(appendTurn(new HistoryLog(), [runtime(3)], null)).rejects.toSatisfy(headMoved);
-    const epoch = other.checkEpoch([runtime(3)]);
-    await expect(
-      store.startEpoch({
-        ...conversation,
-        expected: stale,
-        messages: epoch.appended,
-        digests: epoch.digests,
-        next: { epoch: 1, headDigest: epoch.headDigest, messageCount: 1 },
-      }),
-    ).rejects.toSatisfy(headMoved);
-    await expect(
-      store.recordRun({
-        ...conversation,
-        expected: stale,
-        run: { runId: "r9", status: "completed" },
-        lastRunId: "r9",
-      }),
-    ).rejects.toSatisfy(headMoved);
-    expect(await store.load("t", "c")).toEqual(before);
-    expect(await store.getRun({ ...conversation, runId: "r9" })).toBeUndefined();
-  });
-
-  it("refuses writes that cannot be right before touching anything", async () => {
-    const log = new HistoryLog();
-    await appendTurn(log, [runtime(1)], null);
-    const expected = version(log);
-    const checked = log.check([answer(1)]);
-    const invalid = (error: unknown) =>
-      StoreError.isInstance(error) && error.reason === "invalid-write";
-    const base = {
-      ...conversation,
-      expected,
-      messages: checked.appended,
-      digests: checked.digests,
-      next: { epoch: 0, headDigest: checked.headDigest, messageCount: 2 },
-    };
-    await expect(store.appendMessages({ ...base, digests: [] })).rejects.toSatisfy(invalid);
-    await expect(
-      store.appendMessages({ ...base, next: { ...base.next, messageCount: 5 } }),
-    ).rejects.toSatisfy(invalid);
-    await expect(
-      store.appendMessages({ ...base, next: { ...base.next, epoch: 1 } }),
-    ).rejects.toSatisfy(invalid);
-    await expect(
-      store.startEpoch({ ...base, next: { ...base.next, epoch: 0, messageCount: 1 } }),
-    ).rejects.toSatisfy(invalid);
-    expect(await store.headVersion("t", "c")).toEqual(expected);
-  });
-
-  it("starts a new epoch with a replacement history", async () => {
-    const log = new HistoryLog();
-    await appendTurn(log, [runtime(1), answer(1)], null);
-    const expected = version(log);
-    const next = log.checkEpoch([runtime(1)]);
-    await store.startEpoch({
-      ...conversation,
-      expected,
-      messages: next.appended,
-      digests: next.digests,
-      next: { epoch: 1, headDigest: next.headDigest, messageCount: 1 },
-      lastRunId: "r5",
-    });
-    const loaded = await store.load("t", "c");
-    expect(loaded?.epoch).toBe(1);
-    expect(loaded?.messages.map((m) => m.id)).toEqual([runtime(1).id]);
-    expect(loaded?.headDigest).toBe(next.headDigest);
-    expect(loaded?.lastRunId).toBe("r5");
-  });
-
-  it("records a run with the accepted run, usage and last input of a stored head", async () => {
-    const log = new HistoryLog();
-    await appendTurn(log, [runtime(1), answer(1)], null, { lastRunId: "r1" });
-    const usage = { inputTokens: 10, cachedInputTokens: 4, cacheWriteTokens: 2, outputTokens: 3 };
-    await store.recordRun({
-      ...conversation,
-      expected: version(log),
-      run: { runId: "r1", status: "completed", finalText: "a1" },
-      usage,
-      lastInput: { inputTokens: 10, messageCount: 2 },
-    });
-    await store.recordRun({
-      ...conversation,
-      expected: version(log),
-      run: { runId: "r2", status: "awaiting-tools" },
-      lastRunId: "r2",
-    });
-    const loaded = await store.load("t", "c");
-    expect(loaded).toMatchObject({
-      lastRunId: "r2",
-      usage,
-      lastInput: { inputTokens: 10, messageCount: 2 },
-      headDigest: log.headDigest,
-    });
-    expect(await store.getRun({ ...conversation, runId: "r1" })).toEqual({
-      runId: "r1",
-      status: "completed",
-      finalText: "a1",
-    });
-    expect(await store.getRun({ ...conversation, runId: "r2" })).toEqual({
-      runId: "r2",
-      status: "awaiting-tools",
-    });
-  });
-
-  it("records the run of a conversation it does not have, and nothing else", async () => {
-    await store.recordRun({
-      ...conversation,
-      expected: null,
-      run: {
-        runId: "r1",
-        status: "failed",
-        error: { code: "provider_error", message: "down" },
-      },
-    });
-    expect(await store.getRun({ ...conversation, runId: "r1" })).toEqual({
-      runId: "r1",
-      status: "failed",
-      error: { code: "provider_error", message: "down" },
-    });
-    expect(await store.load("t", "c")).toBeUndefined();
-  });
-
-  it("detects a tampered blob on load", async () => {
-    const log = new HistoryLog();
-    await appendTurn(log, [runtime(1)], null);
+  it("upgrades a database of an older gateway (schema 2) and refuses one newer than it knows", async () => {
+    await store.close();
+    rmSync(join(dir, "gateway.sqlite"), { force: true });
     const raw = new Database(join(dir, "gateway.sqlite"));
-    raw.prepare("UPDATE blobs SET bytes = ?").run(Buffer.from('{"tampered":true}'));
-    raw.close();
-    await expect(store.load("t", "c")).rejects.toSatisfy(
-      (error) => StoreError.isInstance(error) && error.reason === "corrupt",
+    raw.exec(
+      "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at INTEGER NOT NULL)",
     );
+    for (const migration of migrations.filter((m) => m.version <= 2)) {
+      raw.exec(migration.sql);
+      raw
+        .prepare("INSERT INTO schema_migrations VALUES (?, ?, ?)")
+        .run(migration.version, migration.description, 1);
+    }
+    raw.close();
+    store = new SqliteStore({ path: join(dir, "gateway.sqlite") });
+    expect(store.schemaVersion).toBe(4);
+    await store.recordClientBlobs({ tenant: "t", conversationId: "c", blobIds: ["ab"] });
+    await store.close();
+    const newer = new Database(join(dir, "gateway.sqlite"));
+    newer.prepare("INSERT INTO schema_migrations VALUES (99, 'from the future', 1)").run();
+    newer.close();
+    expect(() => new SqliteStore({ path: join(dir, "gateway.sqlite") })).toThrow(
+      /schema version 99 is newer than this gateway knows \(4\)/,
+    );
+    store = new SqliteStore({ path: ":memory:" });
   });
 
   it("opens a data folder written by the previous gateway (same schema, same rows)", async () => {
@@ -344,53 +248,6 @@ describe("SqliteStore", () => {
     expect(await store.clearRunLocks()).toBe(2);
   });
 
-  it("stores a large blob in 1 MiB chunks and reads it back whole and verified", async () => {
-    const log = new HistoryLog();
-    const big = image(5);
-    await appendTurn(log, [big], null);
-    const raw = new Database(join(dir, "gateway.sqlite"), { readonly: true });
-    const bytes = Buffer.from(canonicalJson(big));
-    expect(raw.prepare("SELECT size, chunk_count, bytes FROM blobs").get()).toEqual({
-      size: bytes.length,
-      chunk_count: Math.ceil(bytes.length / (1024 * 1024)),
-      bytes: null,
-    });
-    raw.close();
-    expect((await store.load("t", "c"))?.messages).toEqual([big]);
-    const history = await store.readHistory("t", "c");
-    expect(history).toMatchObject({ epoch: 0, messageCount: 1, headDigest: log.headDigest });
-    const read: Buffer[][] = [];
-    for await (const pieces of history!.messages) read.push(pieces.map((p) => Buffer.from(p)));
-    expect(read).toHaveLength(1);
-    expect(read[0]!.length).toBeGreaterThan(1);
-    expect(Buffer.concat(read[0]!).equals(bytes)).toBe(true);
-  });
-
-  it("readHistory gives every message's canonical bytes, and fails on a damaged one", async () => {
-    const log = new HistoryLog();
-    await appendTurn(log, [runtime(1), answer(1)], null);
-    await appendTurn(log, [image(2)], version(log));
-    const collected: string[] = [];
-    for await (const pieces of (await store.readHistory("t", "c"))!.messages) {
-      collected.push(Buffer.concat(pieces).toString());
-    }
-    expect(collected).toEqual(log.messages.map((message) => canonicalJson(message)));
-    expect(await store.readHistory("t", "missing")).toBeUndefined();
-    const raw = new Database(join(dir, "gateway.sqlite"));
-    raw.prepare("UPDATE blob_chunks SET bytes = ? WHERE seq = 1").run(Buffer.from("damaged"));
-    raw.close();
-    const damaged = await store.readHistory("t", "c");
-    const iterator = damaged!.messages[Symbol.asyncIterator]();
-    expect((await iterator.next()).done).toBe(false);
-    expect((await iterator.next()).done).toBe(false);
-    await expect(iterator.next()).rejects.toSatisfy(
-      (error) => StoreError.isInstance(error) && error.reason === "corrupt",
-    );
-    await expect(store.load("t", "c")).rejects.toSatisfy(
-      (error) => StoreError.isInstance(error) && error.reason === "corrupt",
-    );
-  });
-
   it("a small conversation's reads do not touch another one's large blobs", async () => {
     const small = new HistoryLog();
     await appendTurn(small, [runtime(1), answer(1)], null);
@@ -398,7 +255,7 @@ describe("SqliteStore", () => {
     const large = new HistoryLog();
     const other = { tenant: "t2", conversationId: "big" };
     for (let n = 0; n < 3; n += 1) {
-      const checked = large.check([image(12, n)]);
+      const checked = large.check([imageMessage(12, n)]);
       await store.appendMessages({
         ...other,
         expected: large.length === 0 ? null : version(large),
@@ -411,60 +268,6 @@ describe("SqliteStore", () => {
     const beside = await medianMs(async () => void (await store.load("t", "c")));
     // In a WITHOUT ROWID blob table every lookup read the large rows it passed (~100 ms here).
     expect(beside).toBeLessThan(alone * 3 + 5);
-  });
-
-  it("repairs damaged blobs from verified copies, leaving sound ones alone", async () => {
-    const log = new HistoryLog();
-    await appendTurn(log, [runtime(1), answer(1), image(3)], null);
-    const raw = new Database(join(dir, "gateway.sqlite"));
-    raw.prepare("UPDATE blobs SET bytes = ? WHERE id = ?").run(Buffer.from("{}"), log.digests[0]);
-    raw.prepare("DELETE FROM blob_chunks WHERE seq = 2").run();
-    raw.close();
-    await expect(store.load("t", "c")).rejects.toSatisfy(
-      (error) => StoreError.isInstance(error) && error.reason === "corrupt",
-    );
-    expect(await store.repairBlobs({ messages: log.messages, digests: log.digests })).toBe(2);
-    expect((await store.load("t", "c"))?.messages).toEqual(log.messages);
-    expect(await store.repairBlobs({ messages: log.messages, digests: log.digests })).toBe(0);
-    await expect(
-      store.repairBlobs({ messages: [runtime(9)], digests: [log.digests[0]!] }),
-    ).rejects.toSatisfy(
-      (error) => StoreError.isInstance(error) && error.reason === "invalid-write",
-    );
-  });
-
-  it("starts any later epoch (a verified checkpoint's), never an earlier or the same one", async () => {
-    const log = new HistoryLog();
-    await appendTurn(log, [runtime(1), answer(1)], null);
-    const later = new HistoryLog({ epoch: 3, messages: [runtime(2)] });
-    const write = (epoch: number) =>
-      store.startEpoch({
-        ...conversation,
-        expected: version(log),
-        messages: later.messages,
-        digests: later.digests,
-        next: { epoch, headDigest: later.headDigest, messageCount: 1 },
-      });
-    await expect(write(0)).rejects.toSatisfy(
-      (error) => StoreError.isInstance(error) && error.reason === "invalid-write",
-    );
-    await write(3);
-    expect(await store.headVersion("t", "c")).toEqual(version(later));
-  });
-
-  it("reports whether it can serve", async () => {
-    await expect(store.checkHealth()).resolves.toBeUndefined();
-    const raw = new Database(join(dir, "gateway.sqlite"));
-    raw.exec("DROP TABLE turns");
-    raw.close();
-    // A probe is reused for a second.
-    await new Promise((resolve) => setTimeout(resolve, 1_050));
-    await expect(store.checkHealth()).rejects.toSatisfy(
-      (error) =>
-        StoreError.isInstance(error) &&
-        error.reason === "unavailable" &&
-        /turns/.test(error.message),
-    );
   });
 
   it("reports a database file damaged underneath it", async () => {
@@ -482,19 +285,6 @@ describe("SqliteStore", () => {
     );
   });
 });
-
-/** A runtime message with an image of `mebibytes` MiB (base64), distinct per `seed`. */
-function image(mebibytes: number, seed = 0): CanonicalMessage {
-  const data = Buffer.alloc(mebibytes * 1024 * 1024, seed + 1).toString("base64");
-  return createRuntimeMessage({
-    eventId: `turn.img${mebibytes}-${seed}.0`,
-    runtimeKind: "user-turn",
-    content: [
-      { type: "text", text: `image ${seed}` },
-      { type: "image", mimeType: "image/png", data },
-    ],
-  });
-}
 
 async function medianMs(run: () => Promise<void>): Promise<number> {
   const times: number[] = [];

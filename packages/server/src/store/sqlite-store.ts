@@ -7,6 +7,7 @@ import { InvalidHistoryError, canonicalJson, decodeCanonicalMessage } from "@cur
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
 import type {
   AppendMessagesInput,
+  ClientBlobsInput,
   GatewayStore,
   HeadVersion,
   RecordRunInput,
@@ -56,12 +57,71 @@ const encoder = new TextEncoder();
 /** Work done on the event loop between two yields while reading or decoding large content. */
 const bytesPerTurn = blobChunkBytes;
 
+/**
+ * A database file that SQLite cannot read (not a database, or damaged) as a `corrupt`
+ * StoreError naming the file; other errors as they are.
+ */
+function unusableDatabase(error: unknown, path: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") {
+    return new StoreError({
+      reason: "corrupt",
+      message: `${path} is not a SQLite database or is damaged (${code}); move it away (the gateway then creates a new one) or set CURSOR_GATEWAY_DATA_DIR to another folder`,
+      cause: error,
+    });
+  }
+  return error;
+}
+
+/**
+ * Refuses a SQLite file of another program: tables but no `schema_migrations` of this gateway's
+ * shape, or migrations this gateway did not write. Creating the gateway's tables in it would
+ * mix two programs' data.
+ */
+function refuseForeignDatabase(db: Database.Database, path: string): void {
+  const tables = (
+    db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .all() as { name: string }[]
+  ).map((row) => row.name);
+  if (tables.length === 0) return;
+  const foreign = (why: string) =>
+    new StoreError({
+      reason: "migration",
+      message: `${path} is not a cursor-gateway database (${why}); the gateway does not write into another program's database: move it away or set CURSOR_GATEWAY_DATA_DIR to another folder`,
+    });
+  if (!tables.includes("schema_migrations")) {
+    throw foreign(
+      `it has the tables ${tables.slice(0, 5).join(", ")}${tables.length > 5 ? ", …" : ""} and no schema_migrations`,
+    );
+  }
+  const columns = new Set(
+    (db.prepare("PRAGMA table_info(schema_migrations)").all() as { name: string }[]).map(
+      (column) => column.name,
+    ),
+  );
+  if (!["version", "description", "applied_at"].every((column) => columns.has(column))) {
+    throw foreign("its schema_migrations table is another program's");
+  }
+  const applied = db.prepare("SELECT version, description FROM schema_migrations").all() as {
+    version: number;
+    description: string;
+  }[];
+  for (const row of applied) {
+    const ours = migrations.find((migration) => migration.version === row.version);
+    if (ours !== undefined && ours.description !== row.description) {
+      throw foreign(`its migration ${row.version} is "${row.description}"`);
+    }
+  }
+}
+
 /** The embedded default store: one SQLite file in WAL mode, migrations applied on open. */
 export class SqliteStore implements GatewayStore {
   readonly #db: Database.Database;
   readonly #now: () => number;
-  readonly #statements: ReturnType<typeof prepareStatements>;
-
+  readonly #statements!: ReturnType<typeof prepareStatements>;
   readonly #path: string;
   #health: { readonly at: number; readonly result: Promise<void> } | undefined;
 
@@ -69,13 +129,19 @@ export class SqliteStore implements GatewayStore {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.#path = path;
     this.#db = new Database(path);
-    this.#db.pragma("journal_mode = WAL");
-    this.#db.pragma("synchronous = NORMAL");
-    this.#db.pragma("foreign_keys = ON");
-    this.#db.pragma("busy_timeout = 5000");
     this.#now = now;
-    this.#migrate();
-    this.#statements = prepareStatements(this.#db);
+    try {
+      this.#db.pragma("journal_mode = WAL");
+      this.#db.pragma("synchronous = NORMAL");
+      this.#db.pragma("foreign_keys = ON");
+      this.#db.pragma("busy_timeout = 5000");
+      refuseForeignDatabase(this.#db, path);
+      this.#migrate();
+      this.#statements = prepareStatements(this.#db);
+    } catch (error) {
+      this.#db.close();
+      throw unusableDatabase(error, path);
+    }
   }
 
   /** The schema version after migrations. */
@@ -664,6 +730,25 @@ export class SqliteStore implements GatewayStore {
     return this.#db.prepare("DELETE FROM run_locks").run().changes;
   }
 
+  async acknowledgedClientBlobs({
+    tenant,
+    conversationId,
+    blobIds,
+  }: ClientBlobsInput): Promise<ReadonlySet<string>> {
+    if (blobIds.length === 0) return new Set();
+    const rows = this.#statements.acknowledgedClientBlobs.all(
+      tenant,
+      conversationId,
+      JSON.stringify(blobIds),
+    ) as { blob_id: string }[];
+    return new Set(rows.map((row) => row.blob_id));
+  }
+
+  async recordClientBlobs({ tenant, conversationId, blobIds }: ClientBlobsInput): Promise<void> {
+    if (blobIds.length === 0) return;
+    this.#statements.recordClientBlobs.run(tenant, conversationId, JSON.stringify(blobIds));
+  }
+
   async close(): Promise<void> {
     if (this.#db.open) this.#db.close();
   }
@@ -677,7 +762,8 @@ const healthReadSql = `SELECT
   (SELECT COUNT(*) FROM (SELECT 1 FROM blob_chunks LIMIT 1)) +
   (SELECT COUNT(*) FROM (SELECT 1 FROM turns LIMIT 1)) +
   (SELECT COUNT(*) FROM (SELECT 1 FROM runs LIMIT 1)) +
-  (SELECT COUNT(*) FROM (SELECT 1 FROM run_locks LIMIT 1)) AS rows`;
+  (SELECT COUNT(*) FROM (SELECT 1 FROM run_locks LIMIT 1)) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM client_blobs LIMIT 1)) AS rows`;
 
 /** The write path's statements, prepared once per connection (after the migrations ran). */
 function prepareStatements(db: Database.Database) {
@@ -739,6 +825,15 @@ function prepareStatements(db: Database.Database) {
     ),
     getRun: db.prepare(
       "SELECT run_id, status, error, final_text FROM runs WHERE tenant = ? AND conversation_id = ? AND run_id = ?",
+    ),
+    // The blob ids travel as one JSON array: any number of them in one statement.
+    acknowledgedClientBlobs: db.prepare(
+      `SELECT blob_id FROM client_blobs WHERE tenant = ? AND conversation_id = ?
+         AND blob_id IN (SELECT value FROM json_each(?))`,
+    ),
+    recordClientBlobs: db.prepare(
+      `INSERT OR IGNORE INTO client_blobs (tenant, conversation_id, blob_id)
+       SELECT ?, ?, value FROM json_each(?)`,
     ),
     saveRun: db.prepare(
       `INSERT INTO runs (tenant, conversation_id, run_id, status, error, final_text, started_at, ended_at)

@@ -6,8 +6,9 @@ const storeErrorMarker = Symbol.for("cursor.error.store");
  * - `head-moved`: the conversation changed since the writer loaded it (optimistic concurrency);
  * - `corrupt`: stored data failed verification (a blob, a message count, the head digest);
  * - `invalid-write`: a write that cannot be right (digests missing, an epoch that does not follow);
- * - `migration`: the database schema is newer than this gateway;
- * - `unavailable`: the database cannot serve (unreachable, unreadable, not writable).
+ * - `migration`: the database schema is newer than this gateway, or a migration failed;
+ * - `unavailable`: the database cannot serve (PostgreSQL: unreachable, auth failed; SQLite:
+ *   unreadable, not writable).
  */
 export type StoreErrorReason =
   "head-moved" | "corrupt" | "invalid-write" | "migration" | "unavailable";
