@@ -4,6 +4,8 @@ import type { IsolationRow } from "./isolation/large-content-isolation.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
 import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
+import type { WireHistoryRow } from "./wire/wire-overhead.js";
+import type { WirePrefixResult } from "./wire/wire-prefix-efficiency.js";
 import type { StoreResult } from "./stores/store-throughput.js";
 
 export type BenchMode = "quick" | "full";
@@ -22,10 +24,15 @@ export interface BenchSettings {
   readonly overheadSamples: number;
   readonly memoryHistoryTurns: readonly number[];
   readonly memoryConversations: number;
+  /** History lengths of the Cursor wire's latency and KV measurements. */
+  readonly wireHistoryTurns?: readonly number[];
+  readonly wireSamples?: number;
+  /** Identical short turns whose KV traffic is measured at each history length. */
+  readonly wireKvTurns?: number;
   /** Conversations driven at once, and user turns each, of the stores part. */
   readonly storeClients: number;
   readonly storeTurns: number;
-  /** Part 7: image turns of the large tenant, MiB per image, samples per measurement. */
+  /** Part 8: image turns of the large tenant, MiB per image, samples per measurement. */
   readonly isolation: {
     readonly largeTurns: number;
     readonly imageMiB: number;
@@ -55,6 +62,24 @@ export interface BenchResults {
   readonly memory: readonly MemoryRow[];
   /** Absent in runs without the stores part (and in results of older versions). */
   readonly stores?: StoreResult;
-  /** Absent in results written before part 7 existed. */
+  /** Absent in runs without the wire part (and in results of older versions). */
+  readonly wire?: WireResults;
+  /** Absent in results written before part 8 existed. */
   readonly isolation?: readonly IsolationRow[];
+}
+
+/** The JSON front door's measured figures for the same session (part 1's, or measured here). */
+export interface JsonFrontDoorTotals {
+  readonly prefixEfficiency: number;
+  readonly prefixEfficiencyOutsideCompaction: number;
+  readonly cachedRatio: number;
+  readonly providerCalls: number;
+}
+
+export interface WireResults {
+  readonly prefix: readonly {
+    readonly wire: WirePrefixResult;
+    readonly json: JsonFrontDoorTotals;
+  }[];
+  readonly history: readonly WireHistoryRow[];
 }

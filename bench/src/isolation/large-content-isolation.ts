@@ -9,7 +9,7 @@ import { pathToFileURL } from "node:url";
 import type { CanonicalMessage } from "@cursor/run";
 import { quantile } from "../stats.js";
 
-/** What part 7 measures: another tenant's small reads while one tenant's large content is read. */
+/** What part 8 measures: another tenant's small reads while one tenant's large content is read. */
 export interface IsolationRow {
   /** Which build of the gateway served (`this build`, or a baseline's label). */
   readonly build: string;
@@ -62,7 +62,7 @@ interface RunModule {
 }
 
 /**
- * Part 7: one tenant's large content must not slow anyone else. The large tenant's conversation
+ * Part 8: one tenant's large content must not slow anyone else. The large tenant's conversation
  * holds `largeTurns` user turns with a `imageMiB` MiB image each, the small tenant's a few short
  * turns, both stored as the gateway commits turns (the store's `appendMessages`). The gateway
  * (`cursor-gateway serve` of the build under test, its own process) then answers the small

@@ -1,7 +1,7 @@
 import type { BenchResults } from "../bench-results.js";
 import { bytes, markdownTable, milliseconds } from "./format.js";
 
-/** Headline lines of part 7 (one per measured build). */
+/** Headline lines of part 8 (one per measured build). */
 export function isolationHeadlines(results: BenchResults): string[] {
   return (results.isolation ?? []).map(
     (row) =>
@@ -15,7 +15,7 @@ export function isolationSection(results: BenchResults): string[] {
   if (rows.length === 0) return [];
   const first = rows[0]!;
   return [
-    "## 7. Tenant isolation: large content beside small reads",
+    "## 8. Tenant isolation: large content beside small reads",
     "",
     `One tenant's conversation holds ${first.largeTurns} user turns with a ${first.imageMiB} MiB image each ` +
       `(its history answer is ${bytes(first.largeHistoryBytes)}), another tenant's four short turns; both are committed ` +

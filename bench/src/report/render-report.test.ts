@@ -30,7 +30,9 @@ describe("renderReport", () => {
       "### Memory per open conversation",
       "## 5. Simulated input cost",
       "## 6. Stores: SQLite and PostgreSQL, one and two processes",
-      "## 7. Tenant isolation: large content beside small reads",
+      "## 7. The Cursor wire",
+      "### Added latency and KV bytes per turn",
+      "## 8. Tenant isolation: large content beside small reads",
       "## How the baselines are built",
     ]) {
       expect(report).toContain(heading);
@@ -39,6 +41,10 @@ describe("renderReport", () => {
       "| **measured: gateway → fake provider** | 7500 | 2800 | 2816 | 99.4% | 99.4% | 37.3% |",
     );
     expect(report).toContain("| 10 / 50 | 50.0 kB | 0.20 ms | 0.05 ms | 0.10 ms |");
+    expect(report).toContain(
+      "|  | **Cursor wire** (2 turns, 1 tool rounds) | 3 | 99.4% | 99.4% | 37.3% |",
+    );
+    expect(report).toContain("| 10 | 2 | 30 ms | 40 ms | 35 ms | 45 ms | 5.0 ms | 9.0 ms |");
     expect(report).toContain(
       "| this build | 1.1 ms / 1.5 ms | 1.4 ms / 2.5 ms / 3.0 ms | 0.40 ms | 0.60 ms / 1.2 ms / 2.0 ms | 9 |",
     );

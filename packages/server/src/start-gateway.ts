@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { MemoryClientBlobLedger, createCursorWire } from "@cursor/wire";
+import type { CursorWire, ToolBridgeFactory } from "@cursor/wire";
 import type { FastifyInstance } from "fastify";
 import { loadCheckpointSecret } from "./checkpoint-secret.js";
 import { ConfigError, isLoopbackHost } from "./config.js";
@@ -6,8 +8,13 @@ import type { GatewayConfig } from "./config.js";
 import { ConversationService } from "./conversation-service.js";
 import { prepareDataFolder } from "./data-folder.js";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
+import { createGatewayWirePorts } from "./cursor-wire/gateway-wire-ports.js";
+import { createWireHttpHandler } from "./cursor-wire/wire-http-handler.js";
+import { createAuthenticator, localTenant } from "./http/auth.js";
 import { buildApp } from "./http/build-app.js";
 import { guardConnections } from "./http/connection-limits.js";
+import { createDualProtocolServer } from "./http/dual-protocol-server.js";
+import type { DualProtocolServer } from "./http/dual-protocol-server.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { ModelCatalog } from "./models/model-catalog.js";
 import { createGatewayRedactor } from "./redaction/gateway-secrets.js";
@@ -28,6 +35,16 @@ export interface StartGatewayOptions {
    * from the configuration; pino options then get its `streamWrite` hook.
    */
   readonly redactor?: SecretRedactor;
+  /**
+   * The gateway sits behind `cursor-gateway proxy`: the Cursor wire's routes are served even
+   * when it does not listen on a loopback address.
+   */
+  readonly behindCursorProxy?: boolean;
+  /**
+   * Runs the tool rounds of Cursor turns. Default: the wire's `unavailableToolBridge` (every
+   * call answers that tools do not run in the editor yet).
+   */
+  readonly toolBridge?: ToolBridgeFactory;
 }
 
 export interface RunningGateway {
@@ -38,6 +55,8 @@ export interface RunningGateway {
   readonly store: GatewayStore;
   /** The configured models (what a model picker lists; each entry's adapter). */
   readonly models: ModelCatalog;
+  /** The Cursor IDE's agent protocol, mounted on the same port (HTTP/1.1 and h2c). */
+  readonly wire: CursorWire;
   /**
    * Where the in-process fake provider of `simulated` models listens, when there is one (never
    * announced). Every call to it needs its access token (`models.simulated()`).
@@ -120,16 +139,61 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
+  const wireLogger = {
+    warn: (details: Readonly<Record<string, unknown>>, message: string) =>
+      appRef.current?.log.warn({ component: "cursor-wire", ...details }, message),
+    error: (details: Readonly<Record<string, unknown>>, message: string) =>
+      appRef.current?.log.error({ component: "cursor-wire", ...details }, message),
+  };
+  const wire = createCursorWire({
+    ports: createGatewayWirePorts({
+      service,
+      tenant: wireTenant(config),
+      models,
+      contextWindow: config.contextWindow,
+      checkpointSecret,
+      logger: wireLogger,
+    }),
+    // What the IDE holds, per conversation, in this process (a store-backed ledger would let
+    // another process serve the next turn without sending blobs again).
+    blobLedger: new MemoryClientBlobLedger(),
+    ...(options.toolBridge === undefined ? {} : { toolBridge: options.toolBridge }),
+  });
+  const wireEnabled = isLoopbackHost(config.host) || options.behindCursorProxy === true;
+  const wireHandler = createWireHttpHandler({
+    wire,
+    logger: wireLogger,
+    redactor,
+    ...(wireEnabled
+      ? {}
+      : {
+          disabledReason:
+            "the Cursor wire routes are served only when the gateway listens on a loopback address or runs behind cursor-gateway proxy",
+        }),
+  });
+  let dual: DualProtocolServer | undefined;
   const app = buildApp({
     config,
     metrics,
     service,
     logger: redactedLogger(options.logger ?? false, redactor),
     connections: config.connections,
+    // One port: the JSON contract (Fastify) and the Cursor wire's routes, HTTP/1.1 and h2c.
+    serverFactory: (fastifyHandler) => {
+      dual = createDualProtocolServer((request, response) => {
+        if (wireHandler.matches(request)) void wireHandler.handle(request, response);
+        // Fastify's handler serves Node's HTTP/2 compatibility objects as it serves HTTP/1.1.
+        else fastifyHandler(request as never, response as never);
+      });
+      return dual.server;
+    },
   });
-  // Every connection the port accepts, whichever protocol server handles it.
+  appRef.current = app;
+  if (dual === undefined) throw new Error("Fastify did not create the gateway's server");
+  // Every connection the port accepts, whichever protocol serves it (HTTP/1.1 or h2c, the JSON
+  // contract or the Cursor wire): the guard's listener runs before the protocol sniffer.
   guardConnections({
-    server: app.server,
+    server: dual.server,
     limits: config.connections,
     events: {
       rejected: (reason) =>
@@ -137,8 +201,15 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       timedOut: (kind) => metrics.increment("cursor_gateway_connection_timeouts_total", { kind }),
     },
   });
-  appRef.current = app;
-  return finishStart({ app, service, store, models, simulatedProviderURL, config });
+  return finishStart({ app, service, store, models, simulatedProviderURL, config, wire, dual });
+}
+
+/** The tenant of the Cursor IDE's conversations (cursor-wire.md "Who the wire serves"). */
+function wireTenant(config: GatewayConfig) {
+  if (config.wireToken === undefined) return localTenant;
+  const tenant = createAuthenticator(config.tokens)(`Bearer ${config.wireToken}`);
+  if (tenant === undefined) throw new Error("CURSOR_GATEWAY_WIRE_TOKEN is not a configured token");
+  return tenant;
 }
 
 async function finishStart({
@@ -148,6 +219,8 @@ async function finishStart({
   models,
   simulatedProviderURL,
   config,
+  wire,
+  dual,
 }: {
   app: FastifyInstance;
   service: ConversationService;
@@ -155,6 +228,8 @@ async function finishStart({
   models: ModelCatalog;
   simulatedProviderURL: string | undefined;
   config: GatewayConfig;
+  wire: CursorWire;
+  dual: DualProtocolServer;
 }): Promise<RunningGateway> {
   let address: string;
   try {
@@ -179,10 +254,13 @@ async function finishStart({
     service,
     store,
     models,
+    wire,
     ...(simulatedProviderURL === undefined ? {} : { simulatedProviderURL }),
     close() {
       closed ??= (async () => {
-        await service.shutdown();
+        // Open runs end (cancelled, nothing half-committed), then their streams and connections.
+        await Promise.all([wire.close(), service.shutdown()]);
+        await dual.closeHttp2Sessions();
         await app.close();
         await models.close();
         await store.close();

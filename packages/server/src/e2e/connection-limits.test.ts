@@ -1,3 +1,5 @@
+import { connect as http2Connect } from "node:http2";
+import type { ClientHttp2Session } from "node:http2";
 import { connect } from "node:net";
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,6 +60,8 @@ async function rawConnection(): Promise<{
   return { socket, received: () => received, closed };
 }
 
+const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 const within = (promise: Promise<number>, ms: number) =>
   Promise.race([promise, new Promise<number>((resolve) => setTimeout(() => resolve(-1), ms))]);
 
@@ -85,6 +89,63 @@ describe("connections per client", () => {
       /cursor_gateway_connections_rejected_total\{reason="per-client-limit"\} [1-9]/,
     );
     for (const connection of held) connection.socket.destroy();
+  });
+});
+
+describe("h2c connections (the Cursor wire's HTTP/2, on the same port)", () => {
+  /** An h2c session (HTTP/2 with prior knowledge) and when it was closed. */
+  async function h2cSession(): Promise<{ session: ClientHttp2Session; closed: Promise<number> }> {
+    const session = http2Connect(`http://127.0.0.1:${port}`);
+    session.on("error", () => undefined);
+    const started = Date.now();
+    const closed = new Promise<number>((resolve) =>
+      session.once("close", () => resolve(Date.now() - started)),
+    );
+    await new Promise<void>((resolve, reject) => {
+      session.once("connect", () => resolve());
+      session.once("close", () => reject(new Error("the h2c session closed before it connected")));
+    });
+    return { session, closed };
+  }
+
+  const healthz = (session: ClientHttp2Session) =>
+    new Promise<number>((resolve, reject) => {
+      const stream = session.request({ ":path": "/healthz" });
+      stream.on("response", (headers) => resolve(Number(headers[":status"])));
+      stream.on("error", reject);
+      session.once("close", () => reject(new Error("the h2c session closed")));
+      stream.resume();
+      stream.end();
+    });
+
+  it("count towards the per-client cap: one over it is closed at once", async () => {
+    const held = await Promise.all([1, 2, 3, 4].map(() => h2cSession()));
+    for (const { session } of held) expect(await healthz(session)).toBe(200);
+    const over = http2Connect(`http://127.0.0.1:${port}`);
+    over.on("error", () => undefined);
+    const overClosed = new Promise<void>((resolve) => over.once("close", () => resolve()));
+    let answered = false;
+    const request = over.request({ ":path": "/healthz" });
+    request.on("response", () => (answered = true));
+    request.on("error", () => undefined);
+    request.end();
+    expect(
+      await Promise.race([overClosed.then(() => true), sleepMs(1_000).then(() => false)]),
+    ).toBe(true);
+    expect(answered).toBe(false);
+    for (const { session } of held) session.destroy();
+    await Promise.all(held.map(({ closed }) => closed));
+    // The gateway counts a connection until its side has closed too.
+    await sleepMs(300);
+  });
+
+  it("a silent h2c connection is closed at the idle timeout", async () => {
+    const { session, closed } = await h2cSession();
+    expect(await healthz(session)).toBe(200);
+    // Nothing more is sent: the connection is idle from the gateway's side too.
+    const closedAfter = await within(closed, 5_000);
+    expect(closedAfter).toBeGreaterThan(0);
+    expect(closedAfter).toBeLessThan(2_500);
   });
 });
 

@@ -1,6 +1,12 @@
 import { Readable } from "node:stream";
 import Fastify from "fastify";
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifyServerFactory,
+} from "fastify";
 import type { GatewayConfig } from "../config.js";
 import { createAuthenticator } from "./auth.js";
 import type { Tenant } from "./auth.js";
@@ -31,6 +37,11 @@ export interface BuildAppOptions {
   readonly logger?: boolean | object | FastifyBaseLogger;
   /** The port's connection limits (the SSE heartbeat follows its idle timeout). */
   readonly connections?: ConnectionLimits;
+  /**
+   * The HTTP server the app runs on (Fastify's `serverFactory`); the gateway's serves the Cursor
+   * wire's routes and HTTP/2 beside the JSON contract. Default: Fastify's own HTTP/1.1 server.
+   */
+  readonly serverFactory?: FastifyServerFactory;
 }
 
 const isLoggerInstance = (logger: unknown): logger is FastifyBaseLogger =>
@@ -75,6 +86,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
       ? { loggerInstance: options.logger }
       : { logger: options.logger ?? false }),
     logController: new GatewayLogController(),
+    ...(options.serverFactory === undefined ? {} : { serverFactory: options.serverFactory }),
     schemaController: { compilersFactory: noSchemaCompilers },
     // Conversation ids are up to 128 characters (Fastify's default limit is 100); a longer path
     // parameter is no conversation id: 400 in the contract's shape (below), never a bare 414.
@@ -108,9 +120,11 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
 
   // The idle timeout is the client's: it runs while a request is awaited or being received, not
   // while the gateway works on one it has whole (a provider SDK loading, a store lock). Node
-  // restores it (through the keep-alive timeout) once the response is sent.
+  // restores it (through the keep-alive timeout) once the response is sent. An h2c connection
+  // carries several streams at once and its idle timer is the raw socket's, which only the
+  // connection's traffic moves (event streams send heartbeats): it is left running.
   app.addHook("preHandler", async (request) => {
-    request.raw.socket?.setTimeout(0);
+    if (request.raw.httpVersionMajor !== 2) request.raw.socket?.setTimeout(0);
   });
 
   app.addHook("onResponse", async (request, reply) => {

@@ -38,6 +38,7 @@ function redactEvent(event: RunEvent, redactor: SecretRedactor): RunEvent {
         : { ...event, error: { ...event.error, message: redactor.redact(event.error.message) } };
     case "run.started":
     case "usage":
+    case "compaction.started":
     case "compaction":
     case "head":
       return event;
