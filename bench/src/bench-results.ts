@@ -1,5 +1,6 @@
 import type { AgentSessionStats } from "@cursor/testkit";
 import type { GrowthRow } from "./growth/turn-cost-growth.js";
+import type { IsolationRow } from "./isolation/large-content-isolation.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
 import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
@@ -31,6 +32,12 @@ export interface BenchSettings {
   /** Conversations driven at once, and user turns each, of the stores part. */
   readonly storeClients: number;
   readonly storeTurns: number;
+  /** Part 8: image turns of the large tenant, MiB per image, samples per measurement. */
+  readonly isolation: {
+    readonly largeTurns: number;
+    readonly imageMiB: number;
+    readonly samples: number;
+  };
 }
 
 export interface MachineInfo {
@@ -57,6 +64,8 @@ export interface BenchResults {
   readonly stores?: StoreResult;
   /** Absent in runs without the wire part (and in results of older versions). */
   readonly wire?: WireResults;
+  /** Absent in results written before part 8 existed. */
+  readonly isolation?: readonly IsolationRow[];
 }
 
 /** The JSON front door's measured figures for the same session (part 1's, or measured here). */

@@ -17,6 +17,7 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         wireKvTurns: 32,
         storeClients: 4,
         storeTurns: 10,
+        isolation: { largeTurns: 3, imageMiB: 8, samples: 15 },
       }
     : {
         ...common,
@@ -31,5 +32,6 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         wireKvTurns: 32,
         storeClients: 8,
         storeTurns: 25,
+        isolation: { largeTurns: 4, imageMiB: 20, samples: 40 },
       };
 }

@@ -11,7 +11,8 @@ import { defaultOutDir } from "./output-folder.js";
 import { benchParts, runBench, stepCount } from "./run-bench.js";
 import type { BenchPart } from "./run-bench.js";
 
-const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores,wire] [--out DIR] [--from FILE]
+const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores,wire,isolation]
+           [--out DIR] [--from FILE] [--baseline-server DIR]
 
 Measures the gateway against its baselines and writes DIR/latest.md, DIR/latest.json and SVG
 charts. DIR defaults to bench/results for a full run (the committed figures the README quotes)
@@ -19,6 +20,8 @@ and to bench/results/quick (not committed) for --quick, so a quick run never rep
   --quick   a short run (smaller session and histories, fewer samples; about 2 minutes)
   --only    run some parts only (the report then lacks the others)
   --from    re-render the report and charts from an earlier run's latest.json
+  --baseline-server  another build's packages/server folder (built): the isolation part
+            measures it too, on the same data, for a before/after comparison (repeatable)
 
 The stores part measures PostgreSQL (1 and 2 gateway processes) beside SQLite when
 CURSOR_GATEWAY_BENCH_DATABASE_URL (or CURSOR_GATEWAY_TEST_DATABASE_URL) names a server where it may
@@ -32,6 +35,7 @@ async function main(): Promise<void> {
       only: { type: "string" },
       out: { type: "string" },
       from: { type: "string" },
+      "baseline-server": { type: "string", multiple: true },
       help: { type: "boolean", default: false },
     },
   });
@@ -46,9 +50,13 @@ async function main(): Promise<void> {
   const outDir = resolve(values.out ?? defaultOutDir(values.quick ? "quick" : "full"));
   let results: BenchResults;
   if (values.from === undefined) {
-    const progress = new Progress({ out: process.stderr, steps: stepCount(settings, parts) });
+    const baselineServers = (values["baseline-server"] ?? []).map((dir) => resolve(dir));
+    const progress = new Progress({
+      out: process.stderr,
+      steps: stepCount(settings, parts, baselineServers.length),
+    });
     process.stderr.write(`${reproduceCommand(settings.mode)}: ${parts.join(", ")} → ${outDir}\n`);
-    results = await runBench({ settings, parts, progress });
+    results = await runBench({ settings, parts, progress, baselineServers });
   } else {
     // Re-render the report and charts of an earlier run (after changing how they look).
     results = JSON.parse(readFileSync(values.from, "utf8")) as BenchResults;

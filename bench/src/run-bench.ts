@@ -8,6 +8,8 @@ import type {
   WireResults,
 } from "./bench-results.js";
 import { measureGrowth } from "./growth/turn-cost-growth.js";
+import { measureLargeContentIsolation } from "./isolation/large-content-isolation.js";
+import type { IsolationRow } from "./isolation/large-content-isolation.js";
 import type { BenchProvider } from "./harness/gateway-harness.js";
 import { providerLabels } from "./harness/provider-adapters.js";
 import { measureConversationMemory } from "./overhead/conversation-memory.js";
@@ -27,7 +29,8 @@ import { measureWirePrefixEfficiency } from "./wire/wire-prefix-efficiency.js";
 /** The providers whose cache simulation part 1 runs: OpenAI's (Responses) and Anthropic's. */
 const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
 
-export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "stores" | "wire";
+export type BenchPart =
+  "prefix" | "growth" | "overhead" | "memory" | "stores" | "wire" | "isolation";
 export const benchParts: readonly BenchPart[] = [
   "prefix",
   "growth",
@@ -35,6 +38,7 @@ export const benchParts: readonly BenchPart[] = [
   "memory",
   "stores",
   "wire",
+  "isolation",
 ];
 
 function machineInfo(loadAtStart: number): MachineInfo {
@@ -54,10 +58,13 @@ export async function runBench({
   settings,
   parts,
   progress,
+  baselineServers = [],
 }: {
   settings: BenchSettings;
   parts: readonly BenchPart[];
   progress: Progress;
+  /** Builds of the gateway (`packages/server` folders) part 8 (isolation) also measures, for comparison. */
+  baselineServers?: readonly string[];
 }): Promise<BenchResults> {
   const startedAt = new Date().toISOString();
   const loadAtStart = loadavg()[0] ?? 0;
@@ -206,6 +213,27 @@ export async function runBench({
     }
     wire = { prefix: wirePrefix, history };
   }
+  const isolation: IsolationRow[] = [];
+  if (parts.includes("isolation")) {
+    const builds = [
+      { build: "this build" },
+      ...baselineServers.map((serverDir) => ({ build: `baseline ${serverDir}`, serverDir })),
+    ];
+    for (const build of builds) {
+      progress.begin(
+        `a small tenant beside ${settings.isolation.largeTurns} × ${settings.isolation.imageMiB} MiB images (${build.build})`,
+      );
+      const row = await measureLargeContentIsolation({
+        ...settings.isolation,
+        ...build,
+        onProgress: progress.update,
+      });
+      isolation.push(row);
+      progress.done(
+        `history p50 ${milliseconds(row.smallAloneP50Ms)} alone, ${milliseconds(row.smallBesideP50Ms)} beside; /healthz p50 ${milliseconds(row.healthBesideP50Ms)} beside`,
+      );
+    }
+  }
   return {
     settings,
     machine: machineInfo(loadAtStart),
@@ -218,11 +246,16 @@ export async function runBench({
     memory,
     ...(stores === undefined ? {} : { stores }),
     ...(wire === undefined ? {} : { wire }),
+    isolation,
   };
 }
 
 /** Progress steps a run of `parts` will report. */
-export function stepCount(settings: BenchSettings, parts: readonly BenchPart[]): number {
+export function stepCount(
+  settings: BenchSettings,
+  parts: readonly BenchPart[],
+  baselineServers = 0,
+): number {
   return (
     (parts.includes("prefix") ? prefixProviders.length : 0) +
     (parts.includes("growth") ? 1 : 0) +
@@ -232,6 +265,7 @@ export function stepCount(settings: BenchSettings, parts: readonly BenchPart[]):
     (parts.includes("wire")
       ? prefixProviders.length * (parts.includes("prefix") ? 1 : 2) +
         (settings.wireHistoryTurns?.length ?? 0)
-      : 0)
+      : 0) +
+    (parts.includes("isolation") ? 1 + baselineServers : 0)
   );
 }

@@ -32,6 +32,7 @@ describe("renderReport", () => {
       "## 6. Stores: SQLite and PostgreSQL, one and two processes",
       "## 7. The Cursor wire",
       "### Added latency and KV bytes per turn",
+      "## 8. Tenant isolation: large content beside small reads",
       "## How the baselines are built",
     ]) {
       expect(report).toContain(heading);
@@ -44,6 +45,9 @@ describe("renderReport", () => {
       "|  | **Cursor wire** (2 turns, 1 tool rounds) | 3 | 99.4% | 99.4% | 37.3% |",
     );
     expect(report).toContain("| 10 | 2 | 30 ms | 40 ms | 35 ms | 45 ms | 5.0 ms | 9.0 ms |");
+    expect(report).toContain(
+      "| this build | 1.1 ms / 1.5 ms | 1.4 ms / 2.5 ms / 3.0 ms | 0.40 ms | 0.60 ms / 1.2 ms / 2.0 ms | 9 |",
+    );
   });
 
   it("compares the stores under the same load", () => {

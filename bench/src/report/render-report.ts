@@ -6,6 +6,7 @@ import { projectionVariants, variantLabels } from "../prefix/projection-variants
 import type { ProjectionVariant } from "../prefix/projection-variants.js";
 import type { VariantTotals } from "../prefix/variant-simulation.js";
 import { storeSetupLabels } from "../stores/store-throughput.js";
+import { isolationHeadlines, isolationSection } from "./isolation-section.js";
 import { sessionDollars } from "./render-charts.js";
 import type { ChartFile } from "./render-charts.js";
 import {
@@ -59,6 +60,7 @@ export function headlineFigures(results: BenchResults): string[] {
       `Gateway overhead at ${row.historyTurns} turns of history: +${milliseconds(row.addedP50Ms)} p50, +${milliseconds(row.addedP95Ms)} p95 per call`,
     );
   }
+  lines.push(...isolationHeadlines(results));
   for (const row of results.memory) {
     lines.push(
       `Memory per open conversation with ${row.historyTurns} turns: ${bytes(row.heapBytesPerConversation)} of heap (history ${bytes(row.historyBytes)} as JSON)`,
@@ -610,6 +612,7 @@ export function renderReport({
     ...costSection(results),
     ...storesSection(results),
     ...wireSection(results),
+    ...isolationSection(results),
     ...methodSection(),
     "## Charts",
     "",

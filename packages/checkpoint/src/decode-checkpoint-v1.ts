@@ -11,7 +11,12 @@ import {
 import type { CheckpointState } from "./checkpoint-state.js";
 import { headDigestOf } from "./head-digest.js";
 import { parseJsonBytes } from "./stored-objects.js";
-import { decodeBase64Url, inflateBounded, verifyMac } from "./token-codec.js";
+import {
+  decodeBase64Url,
+  decodeBase64UrlForMac,
+  inflateBounded,
+  verifyMac,
+} from "./token-codec.js";
 
 // Format version 1, the first portable token, kept readable for tokens clients still hold:
 //
@@ -53,9 +58,11 @@ export function decodeCheckpointV1({
       message: "a version 1 checkpoint has exactly three parts",
     });
   }
-  const payload = decodeBase64Url(parts[1] ?? "", "the payload");
+  // The MAC covers the whole payload: one lenient decode and one hash of it come first; the strict
+  // checks of its text (alphabet, canonical form) only once it is known to be authentic.
   const mac = decodeBase64Url(parts[2] ?? "", "the MAC");
-  verifyMac({ key, version: 1, audience, content: payload, mac });
+  verifyMac({ key, version: 1, audience, content: decodeBase64UrlForMac(parts[1] ?? ""), mac });
+  const payload = decodeBase64Url(parts[1] ?? "", "the payload");
   // Version 1 declares no sizes, so the only bound on inflation is the caller's limit.
   const json = parseJsonBytes(
     inflateBounded({

@@ -15,6 +15,7 @@ import {
   parseVersionPart,
   secretKey,
   tokenPartSeparator,
+  tokenParts,
   verifyMac,
 } from "./token-codec.js";
 import { tokenHeaderSchema, tokenSegmentSize } from "./token-header.js";
@@ -51,17 +52,18 @@ export interface CheckpointSummary {
  * are verified before anything is returned; any failure throws one `CheckpointError`.
  */
 export function decodeCheckpoint(options: DecodeCheckpointOptions): CheckpointState {
-  const { version, parts, key, audience, maxBytes } = openToken(options);
+  const { version, token, key, audience, maxBytes } = openToken(options);
   switch (version) {
     case 1: {
+      const parts = versionOneParts(token);
       const state = decodeCheckpointV1({ parts, key, audience, maxBytes });
       checkConversation(state.conversationId, options.conversationId);
       return state;
     }
     case 2: {
-      const header = verifiedHeader({ parts, key, audience, maxBytes });
+      const { header, segmentParts } = verifiedHeader({ token, key, audience, maxBytes });
       checkConversation(header.conversationId, options.conversationId);
-      return decodeSegments(header, parts);
+      return decodeSegments(header, segmentParts());
     }
     default:
       throw unknownVersion(version);
@@ -74,10 +76,10 @@ export function decodeCheckpoint(options: DecodeCheckpointOptions): CheckpointSt
  * tokens authenticate only as a whole, so they are decoded fully.)
  */
 export function inspectCheckpoint(options: DecodeCheckpointOptions): CheckpointSummary {
-  const { version, parts, key, audience, maxBytes } = openToken(options);
+  const { version, token, key, audience, maxBytes } = openToken(options);
   switch (version) {
     case 1: {
-      const state = decodeCheckpointV1({ parts, key, audience, maxBytes });
+      const state = decodeCheckpointV1({ parts: versionOneParts(token), key, audience, maxBytes });
       checkConversation(state.conversationId, options.conversationId);
       return {
         tokenVersion: 1,
@@ -90,8 +92,10 @@ export function inspectCheckpoint(options: DecodeCheckpointOptions): CheckpointS
       };
     }
     case 2: {
-      const header = verifiedHeader({ parts, key, audience, maxBytes });
+      const { header, segmentParts } = verifiedHeader({ token, key, audience, maxBytes });
       checkConversation(header.conversationId, options.conversationId);
+      // A truncated token is refused here too, though its segments are not decoded.
+      segmentParts();
       return {
         tokenVersion: 2,
         conversationId: header.conversationId,
@@ -109,7 +113,7 @@ export function inspectCheckpoint(options: DecodeCheckpointOptions): CheckpointS
 
 function openToken(options: DecodeCheckpointOptions): {
   version: number;
-  parts: string[];
+  token: string;
   key: Buffer;
   audience: string;
   maxBytes: number;
@@ -130,12 +134,24 @@ function openToken(options: DecodeCheckpointOptions): {
       message: `the checkpoint is ${token.length} bytes; the limit is ${maxBytes}`,
     });
   }
-  const parts = token.split(tokenPartSeparator);
-  const version = parseVersionPart(parts[0] ?? "");
+  const separator = token.indexOf(tokenPartSeparator);
+  const version = parseVersionPart(separator === -1 ? token : token.slice(0, separator));
   if (version === undefined) {
     throw new CheckpointError({ reason: "malformed", message: "not a checkpoint token" });
   }
-  return { version, parts, key, audience: options.audience ?? "", maxBytes };
+  return { version, token, key, audience: options.audience ?? "", maxBytes };
+}
+
+/** A version 1 token's parts: exactly three (version, payload, MAC), found without a split. */
+function versionOneParts(token: string): string[] {
+  const first = token.indexOf(tokenPartSeparator);
+  const last = token.lastIndexOf(tokenPartSeparator);
+  // A separator inside the payload makes it fail the strict base64url check, after the MAC.
+  return first === -1
+    ? [token]
+    : first === last
+      ? [token.slice(0, first), token.slice(first + 1)]
+      : [token.slice(0, first), token.slice(first + 1, last), token.slice(last + 1)];
 }
 
 function unknownVersion(version: number): CheckpointError {
@@ -166,23 +182,37 @@ function optionalMetadata(source: {
   };
 }
 
-/** MAC first, then the header's schema, layout and sizes: nothing unauthenticated is parsed. */
+/**
+ * MAC first, then the header's schema, layout and sizes: nothing unauthenticated is parsed, and
+ * the work before the MAC is bounded by the header's own (capped) length, never the token's.
+ * The segment parts are found afterwards, and only as many as the authentic header declares.
+ */
 function verifiedHeader({
-  parts,
+  token,
   key,
   audience,
   maxBytes,
 }: {
-  parts: readonly string[];
+  token: string;
   key: Buffer;
   audience: string;
   maxBytes: number;
-}): TokenHeader {
-  if (parts.length < 3) {
+}): { header: TokenHeader; segmentParts: () => readonly string[] } {
+  const versionEnd = token.indexOf(tokenPartSeparator);
+  const macEnd = versionEnd === -1 ? -1 : token.indexOf(tokenPartSeparator, versionEnd + 1);
+  if (macEnd === -1) {
     throw new CheckpointError({ reason: "truncated", message: "the checkpoint has no header" });
   }
-  const mac = decodeBase64Url(parts[1] ?? "", "the MAC");
-  const headerBytes = decodeBase64Url(parts[2] ?? "", "the header");
+  const headerEnd = token.indexOf(tokenPartSeparator, macEnd + 1);
+  const headerText = token.slice(macEnd + 1, headerEnd === -1 ? token.length : headerEnd);
+  if (headerText.length > maxHeaderChars) {
+    throw new CheckpointError({
+      reason: "too-large",
+      message: `the checkpoint header is ${headerText.length} characters; the limit is ${maxHeaderChars}`,
+    });
+  }
+  const mac = decodeBase64Url(token.slice(versionEnd + 1, macEnd), "the MAC");
+  const headerBytes = decodeBase64Url(headerText, "the header");
   verifyMac({ key, version: 2, audience, content: headerBytes, mac });
   const parsed = tokenHeaderSchema.safeParse(parseJsonBytes(headerBytes, "the header"));
   if (!parsed.success) {
@@ -201,15 +231,26 @@ function verifiedHeader({
       message: `the checkpoint decompresses to ${size} bytes; the limit is ${maxBytes}`,
     });
   }
-  const segmentParts = parts.length - 3;
-  if (segmentParts !== header.segments.length) {
-    throw new CheckpointError({
-      reason: segmentParts < header.segments.length ? "truncated" : "malformed",
-      message: `the header declares ${header.segments.length} segments; the checkpoint has ${segmentParts}`,
-    });
-  }
-  return header;
+  const declared = header.segments.length;
+  const segmentParts = (): readonly string[] => {
+    const parts = headerEnd === -1 ? [] : tokenParts(token.slice(headerEnd + 1), declared);
+    if (parts === undefined || parts.length !== declared) {
+      const found = parts === undefined ? `more than ${declared}` : String(parts.length);
+      throw new CheckpointError({
+        reason: parts !== undefined && parts.length < declared ? "truncated" : "malformed",
+        message: `the header declares ${declared} segments; the checkpoint has ${found}`,
+      });
+    }
+    return parts;
+  };
+  return { header, segmentParts };
 }
+
+/**
+ * No header a real conversation gets is near this: one ~100-character entry per 32 blobs, so 4 MiB
+ * describes over a million messages, far past the default 64 MiB token limit.
+ */
+const maxHeaderChars = 4 * 1024 * 1024;
 
 /** Messages then turns, each in full segments but the last: the only layout encode produces. */
 function checkSegmentLayout(header: TokenHeader): void {
@@ -239,7 +280,7 @@ function decodeSegments(header: TokenHeader, parts: readonly string[]): Checkpoi
   // is inflated or parsed: altered input costs hashing, never decompression or JSON parsing.
   const compressedSegments = header.segments.map(([, , compressedLength, , digest], index) => {
     const what = `segment ${index}`;
-    const part = parts[3 + index] ?? "";
+    const part = parts[index] ?? "";
     const expectedLength = base64UrlLength(compressedLength);
     if (part.length !== expectedLength) {
       throw new CheckpointError({

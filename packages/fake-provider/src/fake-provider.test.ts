@@ -18,6 +18,45 @@ const post = (url: string, body: unknown, raw = false) =>
   });
 
 describe("fake provider server", () => {
+  it("with an access token, every route but /healthz needs it (control routes expose every body)", async () => {
+    provider = await startFakeProvider({ accessToken: "private-token-0123456789" });
+    const answer = { type: "text" as const, text: "hi" };
+    provider.enqueue(answer);
+    const body = { model: "gpt-5", input: "hello", stream: false };
+    for (const [path, init] of [
+      ["/_fake/requests", {}],
+      ["/_fake/stats", {}],
+      ["/_fake/reset", { method: "POST" }],
+      ["/_fake/enqueue", { method: "POST", body: JSON.stringify({ replies: [answer] }) }],
+      ["/v1/responses", { method: "POST", body: JSON.stringify(body) }],
+    ] as const) {
+      const attempts: Record<string, string>[] = [
+        {},
+        { authorization: "Bearer wrong-token" },
+        { "x-api-key": "nope" },
+      ];
+      for (const headers of attempts) {
+        const refused = await fetch(`${provider.url}${path}`, { ...init, headers });
+        expect(refused.status).toBe(401);
+        expect(JSON.stringify(await refused.json())).not.toContain("hello");
+      }
+    }
+    // Nothing was recorded or used up by the refused calls.
+    expect(provider.requests).toEqual([]);
+    expect(provider.pendingReplies()).toBe(1);
+    expect((await fetch(`${provider.url}/healthz`)).status).toBe(200);
+    const client = new OpenAI({
+      apiKey: "private-token-0123456789",
+      baseURL: provider.openaiBaseURL,
+    });
+    const response = await client.responses.create({ model: "gpt-5", input: "hello" });
+    expect(response.output_text).toBe("hi");
+    const listed = await fetch(`${provider.url}/_fake/requests`, {
+      headers: { "x-api-key": "private-token-0123456789" },
+    });
+    expect(listed.status).toBe(200);
+  });
+
   it("serves its URLs, a health check and 404 for unknown routes", async () => {
     provider = await startFakeProvider();
     expect(provider.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

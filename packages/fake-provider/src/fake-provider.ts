@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -72,6 +73,13 @@ export interface FakeProviderOptions {
   readonly contextWindow?: number;
   /** Key of the thinking signatures and encrypted reasoning. Default: a fixed test key. */
   readonly signingSecret?: string;
+  /**
+   * When set, the instance is private: every route but `/healthz` (the three APIs and the
+   * `/_fake/*` control routes, which expose every request body) answers 401 unless the request
+   * carries this token as `Authorization: Bearer <token>` or `x-api-key` (what the SDKs send as
+   * their API key). Unset: open to any caller, as a test double usually is.
+   */
+  readonly accessToken?: string;
 }
 
 /** The simulation's verdict on a request, plus how its tokens were counted. */
@@ -449,12 +457,44 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     sendJson(res, { status: 200, headers: {}, body: { input_tokens: tokens } });
   };
 
+  const accessToken =
+    options.accessToken === undefined
+      ? undefined
+      : createHash("sha256").update(options.accessToken).digest();
+  const authorized = (req: IncomingMessage): boolean => {
+    if (accessToken === undefined) return true;
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
+    const header = req.headers["x-api-key"];
+    const presented = bearer ?? (typeof header === "string" ? header : undefined);
+    if (presented === undefined) return false;
+    // Digests of equal length, compared in constant time.
+    return timingSafeEqual(createHash("sha256").update(presented).digest(), accessToken);
+  };
+
   const server: Server = createServer((req, res) => {
     open.add(res);
     res.on("close", () => open.delete(res));
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const wire =
       req.method === "POST" ? wires.find((candidate) => candidate.path === path) : undefined;
+    if (path !== "/healthz" && !authorized(req)) {
+      // Drain what was sent, then answer in the API's own 401 shape (or a plain one).
+      req.resume();
+      sendJson(
+        res,
+        (wire ?? openaiResponsesWire).error(
+          {
+            kind: "status",
+            status: 401,
+            retryAfterSeconds: undefined,
+            message: "This fake provider is private: send its access token.",
+            code: undefined,
+          },
+          nextId("req"),
+        ),
+      );
+      return;
+    }
     const work =
       wire !== undefined
         ? handleApi(wire, req, res)

@@ -13,6 +13,8 @@ export interface ConversationCompactorOptions {
   /** The conversation's provider adapter: the summary is one more call to it. */
   readonly provider: ProviderAdapter;
   readonly conversationId: string;
+  /** See `ModelRequest.cacheScope` (the summariser's request shares the conversation's scope). */
+  readonly cacheScope?: string | undefined;
   /** The provider model id the summariser runs on (the conversation's model). */
   readonly model: string;
   /** Persists the new epoch atomically before the history switches to it. */
@@ -41,6 +43,7 @@ export function createConversationCompactor(
     compactHistory({
       provider: options.provider,
       conversationId: options.conversationId,
+      ...(options.cacheScope === undefined ? {} : { cacheScope: options.cacheScope }),
       model: options.model,
       instructions: summarizerInstructions,
       formatSummary: renderSummaryText,

@@ -72,6 +72,8 @@ export function createConversationHead({
 interface TurnIndex {
   readonly byEventId: Map<string, number>;
   readonly byMessageId: Map<string, number>;
+  /** The first turn each run id delivered. */
+  readonly byRunId: Map<string, number>;
   /** Length of the longest array of the chain: the only one that may extend the index. */
   length: number;
 }
@@ -80,6 +82,7 @@ const turnIndexes = new WeakMap<readonly TurnRecord[], TurnIndex>();
 function addToIndex(index: TurnIndex, turn: TurnRecord, position: number): void {
   // The first occurrence wins, so positions never move.
   if (!index.byEventId.has(turn.eventId)) index.byEventId.set(turn.eventId, position);
+  if (!index.byRunId.has(turn.runId)) index.byRunId.set(turn.runId, position);
   for (const id of turn.messageIds) {
     if (!index.byMessageId.has(id)) index.byMessageId.set(id, position);
   }
@@ -88,7 +91,12 @@ function addToIndex(index: TurnIndex, turn: TurnRecord, position: number): void 
 function turnIndex(turns: readonly TurnRecord[]): TurnIndex {
   let index = turnIndexes.get(turns);
   if (index === undefined) {
-    index = { byEventId: new Map(), byMessageId: new Map(), length: turns.length };
+    index = {
+      byEventId: new Map(),
+      byMessageId: new Map(),
+      byRunId: new Map(),
+      length: turns.length,
+    };
     turns.forEach((turn, position) => addToIndex(index!, turn, position));
     turnIndexes.set(turns, index);
   }
@@ -120,6 +128,13 @@ export function findTurn(head: ConversationHead, eventId: string): TurnRecord | 
   const position = turnIndex(head.turns).byEventId.get(eventId);
   const turn = position === undefined ? undefined : head.turns[position];
   return turn?.eventId === eventId ? turn : undefined;
+}
+
+/** The first accepted event a request with this run id delivered, if any (in any epoch). */
+export function findTurnOfRun(head: ConversationHead, runId: string): TurnRecord | undefined {
+  const position = turnIndex(head.turns).byRunId.get(runId);
+  const turn = position === undefined ? undefined : head.turns[position];
+  return turn?.runId === runId ? turn : undefined;
 }
 
 /**

@@ -7,6 +7,7 @@ export {
   appendTurns,
   createConversationHead,
   findTurn,
+  findTurnOfRun,
   isDelivered,
   isRecordedMessageId,
   turnRecordSchema,
@@ -24,6 +25,7 @@ export {
   ConversationMismatchError,
   ProjectionConflictError,
   RunIdMismatchError,
+  RunIdReusedError,
   ToolResultConflictError,
 } from "./projection-errors.js";
 export { isAssistantIdOfRun, lastAssistantOfRun, runProgress } from "./run-progress.js";

@@ -5,6 +5,7 @@ import { commitTurnPlan } from "./commit-turn-plan.js";
 import { createConversationHead } from "./conversation-head.js";
 import type { ConversationHead } from "./conversation-head.js";
 import { planUserTurn } from "./plan-user-turn.js";
+import { RunIdReusedError } from "./projection-errors.js";
 import { compiledContext, compiledRuntime } from "./testing/compiled-inputs.js";
 import { userTurnContentDigest } from "./user-turn-identity.js";
 
@@ -42,6 +43,32 @@ function answer(head: ConversationHead, runId: string, step = 0): void {
 }
 
 describe("planUserTurn", () => {
+  it("refuses a run id that delivered another message, or the same message edited", () => {
+    let head = createConversationHead({ conversationId: "c1" });
+    head = send(head, "r1", userTurn("m1", "hi", contextA)).head;
+    answer(head, "r1");
+    for (const reused of [
+      userTurn("m2", "next", contextA),
+      userTurn("m1", "hi, edited", contextA),
+    ]) {
+      let thrown: unknown;
+      try {
+        planUserTurn({ head, runId: "r1", userTurn: reused });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(RunIdReusedError.isInstance(thrown)).toBe(true);
+      expect(thrown).toMatchObject({ runId: "r1", deliveredClientMessageId: "m1" });
+    }
+    // The same message under the same run id is the retry; under a new run id, a new turn.
+    expect(
+      planUserTurn({ head, runId: "r1", userTurn: userTurn("m1", "hi", contextA) }).retry,
+    ).toBe(true);
+    expect(
+      planUserTurn({ head, runId: "r2", userTurn: userTurn("m2", "next", contextA) }).retry,
+    ).toBe(false);
+  });
+
   it("appends the request context and the runtime message of a first turn", () => {
     const head = createConversationHead({ conversationId: "c1" });
     const plan = planUserTurn({ head, runId: "r1", userTurn: userTurn("m1", "hi", contextA) });

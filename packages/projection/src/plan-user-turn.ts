@@ -5,8 +5,9 @@ import {
 } from "@cursor/run";
 import type { CanonicalMessage, ContentPart, RequestContextMessage } from "@cursor/run";
 import { closeAbandonedToolCalls } from "./abandoned-tool-calls.js";
-import { findTurn, isRecordedMessageId } from "./conversation-head.js";
+import { findTurn, findTurnOfRun, isRecordedMessageId } from "./conversation-head.js";
 import type { ConversationHead, TurnRecord } from "./conversation-head.js";
+import { RunIdReusedError } from "./projection-errors.js";
 import { runProgress } from "./run-progress.js";
 import { draftForProgress, finalizeTurnPlan } from "./turn-plan.js";
 import type { CompiledRequestContext, CompiledRuntime, TurnPlan } from "./turn-plan.js";
@@ -43,6 +44,17 @@ export function planUserTurn({
   });
   const stored = storedTurn({ head, eventId, clientMessageId: userTurn.clientMessageId, runId });
   if (stored !== undefined) return planRetry({ head, runId, turn: stored });
+  const delivered = findTurnOfRun(head, runId);
+  if (delivered !== undefined) {
+    throw new RunIdReusedError({
+      message: `run ${runId} already delivered message ${delivered.clientMessageId}${
+        delivered.clientMessageId === userTurn.clientMessageId ? " with other content" : ""
+      }: a retry resends the same message with the same run id; a new or edited message needs a new run id`,
+      conversationId: head.conversationId,
+      runId,
+      deliveredClientMessageId: delivered.clientMessageId,
+    });
+  }
 
   const closers = closeAbandonedToolCalls(head.history);
   const contextMessage = requestContextToAppend({ head, userTurn, turnEventId: eventId });

@@ -24,7 +24,7 @@ import type { TurnPlan } from "./turn-plan.js";
  *
  * Throws a `ProjectionConflictError` (409) when the request does not fit the head: another
  * conversation, an `expectedRunId` that is not the latest run, tool results for calls the run
- * is not waiting for.
+ * is not waiting for, a user message under a run id that delivered another event.
  */
 export function prepareTurn({
   head,

@@ -93,3 +93,31 @@ export class ToolResultConflictError extends ProjectionConflictError {
     return hasMarker(error, toolResultConflictMarker);
   }
 }
+
+const runIdReusedMarker = Symbol.for("cursor.error.run-id-reused");
+
+/**
+ * A user message arrived under a run id that already delivered another event (another message,
+ * or the same message with other content). A run id and a message id together identify a
+ * retry; answering it would replay the other event's run.
+ */
+export class RunIdReusedError extends ProjectionConflictError {
+  readonly [runIdReusedMarker] = true;
+  readonly runId: string;
+  /** The client id of the event the run id delivered first. */
+  readonly deliveredClientMessageId: string;
+  constructor(options: {
+    message: string;
+    conversationId: string;
+    runId: string;
+    deliveredClientMessageId: string;
+    cause?: unknown;
+  }) {
+    super({ name: "RunIdReusedError", ...options });
+    this.runId = options.runId;
+    this.deliveredClientMessageId = options.deliveredClientMessageId;
+  }
+  static override isInstance(error: unknown): error is RunIdReusedError {
+    return hasMarker(error, runIdReusedMarker);
+  }
+}

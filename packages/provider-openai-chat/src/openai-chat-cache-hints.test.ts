@@ -7,9 +7,18 @@ import { openAIChatPromptCacheKey, toChatPromptCacheRetention } from "./openai-c
 
 describe("openai chat cache hints", () => {
   it("derives a 32-hex prompt_cache_key per conversation", () => {
-    expect(openAIChatPromptCacheKey("conv-1")).toBe(sha256Hex("openai-chat:conv-1").slice(0, 32));
-    expect(openAIChatPromptCacheKey("conv-1")).toMatch(/^[0-9a-f]{32}$/);
-    expect(openAIChatPromptCacheKey("conv-2")).not.toBe(openAIChatPromptCacheKey("conv-1"));
+    const key = (conversationId: string, cacheScope?: string) =>
+      openAIChatPromptCacheKey({
+        conversationId,
+        ...(cacheScope === undefined ? {} : { cacheScope }),
+      });
+    expect(key("conv-1")).toBe(sha256Hex("openai-chat:conv-1").slice(0, 32));
+    expect(key("conv-1")).toMatch(/^[0-9a-f]{32}$/);
+    expect(key("conv-2")).not.toBe(key("conv-1"));
+    // Scoped by tenant: the same conversation id of two scopes gets two keys.
+    expect(key("conv-1", "scope-a")).toMatch(/^[0-9a-f]{32}$/);
+    expect(key("conv-1", "scope-a")).not.toBe(key("conv-1", "scope-b"));
+    expect(key("conv-1", "scope-a")).not.toBe(key("conv-1"));
   });
 
   it("spells the retention policy as the API does", () => {

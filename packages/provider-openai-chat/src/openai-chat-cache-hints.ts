@@ -41,12 +41,23 @@ export function toChatPromptCacheOptions(
 
 /**
  * `prompt_cache_key`: one key per conversation, so OpenAI routes a conversation's requests to
- * the same cache without pooling every conversation under one hot key. A hash rather than the
- * id itself, so conversation ids never leave the gateway; 32 hex characters stay well under the
- * API's key length limit.
+ * the same cache without pooling every conversation under one hot key, and per `cacheScope` (a
+ * gateway's tenant), so two tenants' conversations with the same id never share one. A hash
+ * rather than the id and scope themselves, so neither leaves the gateway; 32 hex characters stay
+ * well under the API's key length limit.
  */
-export function openAIChatPromptCacheKey(conversationId: string): string {
-  return sha256Hex(`openai-chat:${conversationId}`).slice(0, 32);
+export function openAIChatPromptCacheKey({
+  conversationId,
+  cacheScope,
+}: {
+  conversationId: string;
+  cacheScope?: string | undefined;
+}): string {
+  const source =
+    cacheScope === undefined
+      ? `openai-chat:${conversationId}`
+      : `openai-chat:scoped:${JSON.stringify([cacheScope, conversationId])}`;
+  return sha256Hex(source).slice(0, 32);
 }
 
 /** The wire spelling of the retention policy (`in_memory`, `24h`). */

@@ -338,8 +338,16 @@ describe("serializeOpenAIChatRequest", () => {
   it("derives prompt_cache_key from the conversation id: stable per conversation, distinct across them", () => {
     const request = conversationRequests()[0]!;
     const other: ModelRequest = { ...request, conversationId: "conv-other" };
-    expect(serialize(request).body.prompt_cache_key).toBe(openAIChatPromptCacheKey(conversationId));
-    expect(serialize(other).body.prompt_cache_key).toBe(openAIChatPromptCacheKey("conv-other"));
+    expect(serialize(request).body.prompt_cache_key).toBe(
+      openAIChatPromptCacheKey({ conversationId }),
+    );
+    expect(serialize(other).body.prompt_cache_key).toBe(
+      openAIChatPromptCacheKey({ conversationId: "conv-other" }),
+    );
+    const scoped: ModelRequest = { ...request, cacheScope: "tenant-scope" };
+    expect(serialize(scoped).body.prompt_cache_key).toBe(
+      openAIChatPromptCacheKey({ conversationId, cacheScope: "tenant-scope" }),
+    );
     expect(serialize(other).body.prompt_cache_key).not.toBe(
       serialize(request).body.prompt_cache_key,
     );

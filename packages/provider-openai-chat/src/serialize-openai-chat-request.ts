@@ -56,7 +56,7 @@ export function serializeOpenAIChatRequest({
     ...(request.maxOutputTokens === undefined
       ? {}
       : { max_completion_tokens: request.maxOutputTokens }),
-    prompt_cache_key: openAIChatPromptCacheKey(request.conversationId),
+    prompt_cache_key: openAIChatPromptCacheKey(request),
     ...(settings.promptCacheRetention === undefined
       ? {}
       : { prompt_cache_retention: toChatPromptCacheRetention(settings.promptCacheRetention) }),

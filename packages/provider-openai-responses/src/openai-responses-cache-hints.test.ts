@@ -9,11 +9,27 @@ import { serializeOpenAIResponsesRequest } from "./serialize-openai-responses-re
 
 describe("openAIResponsesPromptCacheKey", () => {
   it("is stable per conversation, distinct across conversations, and hides the id", () => {
-    const key = openAIResponsesPromptCacheKey("conv-1");
-    expect(key).toBe(openAIResponsesPromptCacheKey("conv-1"));
+    const key = openAIResponsesPromptCacheKey({ conversationId: "conv-1" });
+    expect(key).toBe(openAIResponsesPromptCacheKey({ conversationId: "conv-1" }));
     expect(key).toMatch(/^conv_[0-9a-f]{40}$/);
     expect(key).not.toContain("conv-1");
-    expect(openAIResponsesPromptCacheKey("conv-2")).not.toBe(key);
+    expect(openAIResponsesPromptCacheKey({ conversationId: "conv-2" })).not.toBe(key);
+  });
+
+  it("is distinct per cache scope (a gateway's tenant) for the same conversation id, hiding the scope", () => {
+    const a = openAIResponsesPromptCacheKey({ conversationId: "conv-1", cacheScope: "scope-a" });
+    const b = openAIResponsesPromptCacheKey({ conversationId: "conv-1", cacheScope: "scope-b" });
+    expect(a).toMatch(/^conv_[0-9a-f]{40}$/);
+    expect(a).not.toBe(b);
+    expect(a).not.toBe(openAIResponsesPromptCacheKey({ conversationId: "conv-1" }));
+    expect(a).toBe(
+      openAIResponsesPromptCacheKey({ conversationId: "conv-1", cacheScope: "scope-a" }),
+    );
+    expect(a).not.toContain("scope-a");
+    // The pair is encoded unambiguously: moving text between scope and id gives another key.
+    expect(openAIResponsesPromptCacheKey({ conversationId: "b", cacheScope: "a:" })).not.toBe(
+      openAIResponsesPromptCacheKey({ conversationId: ":b", cacheScope: "a" }),
+    );
   });
 });
 

@@ -42,11 +42,23 @@ export function toOpenAIResponsesWirePromptCacheOptions(
 /**
  * The `prompt_cache_key` of a conversation. OpenAI routes requests with the same key and prefix
  * to the same cache, so one key per conversation keeps its turns together without piling every
- * conversation onto one key (a key should stay under ~15 requests a minute). Hashed so that the
- * conversation id never leaves the gateway and the key stays within the API's length limit.
+ * conversation onto one key (a key should stay under ~15 requests a minute). The request's
+ * `cacheScope` (a gateway's tenant) goes into the key too, so two tenants' conversations with the
+ * same id never share one. Hashed so that neither the id nor the scope leaves the gateway and
+ * the key stays within the API's length limit.
  */
-export function openAIResponsesPromptCacheKey(conversationId: string): string {
-  return `conv_${sha256Hex(`openai-responses\u0000${conversationId}`).slice(0, 40)}`;
+export function openAIResponsesPromptCacheKey({
+  conversationId,
+  cacheScope,
+}: {
+  conversationId: string;
+  cacheScope?: string | undefined;
+}): string {
+  const source =
+    cacheScope === undefined
+      ? `openai-responses\u0000${conversationId}`
+      : `openai-responses\u0000scoped\u0000${JSON.stringify([cacheScope, conversationId])}`;
+  return `conv_${sha256Hex(source).slice(0, 40)}`;
 }
 
 export function toOpenAIResponsesWirePromptCacheRetention(

@@ -81,7 +81,7 @@ export function serializeOpenAIResponsesRequest({
     store: false,
     ...(settings.encryptedReasoning === false ? {} : { include: ["reasoning.encrypted_content"] }),
     stream: true,
-    prompt_cache_key: openAIResponsesPromptCacheKey(request.conversationId),
+    prompt_cache_key: openAIResponsesPromptCacheKey(request),
     ...(settings.promptCacheRetention === undefined
       ? {}
       : {

@@ -12,7 +12,9 @@ export function sha256Hex(input: string | Uint8Array): string {
 
 /**
  * Returns a deep copy of a JSON value with object keys in canonical order, so that later
- * `JSON.stringify` of it (by any provider package) is byte-stable.
+ * `JSON.stringify` of it (by any provider package) is byte-stable. Every key is kept as an own
+ * property, `__proto__` included (JSON allows it as a property name, e.g. a tool argument's;
+ * assigning it would set the copy's prototype instead and silently drop the property).
  */
 export function canonicalizeJsonValue<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => canonicalizeJsonValue(item)) as T;
@@ -20,7 +22,13 @@ export function canonicalizeJsonValue<T>(value: T): T {
     const source = value as Record<string, unknown>;
     const sorted: Record<string, unknown> = {};
     for (const key of Object.keys(source).sort()) {
-      if (source[key] !== undefined) sorted[key] = canonicalizeJsonValue(source[key]);
+      if (source[key] === undefined) continue;
+      Object.defineProperty(sorted, key, {
+        value: canonicalizeJsonValue(source[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return sorted as T;
   }

@@ -8,22 +8,89 @@ const idSchema = z
   .regex(/^[\x21-\x7e]+$/, "ids are printable ASCII without spaces");
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(jsonValueSchema),
-    z.record(z.string(), jsonValueSchema),
-  ]),
+
+/** Marks a value that is not JSON while copying (a symbol, so no JSON value can be it). */
+const notJson = Symbol("not JSON");
+
+/**
+ * A copy of a JSON value, or `notJson`. Objects are copied key by key as own properties, so a
+ * key named `__proto__` (valid JSON, e.g. a tool argument's name) stays a property: a record
+ * schema would assign it, which sets the copy's prototype instead and loses the property.
+ */
+function copyJsonValue(value: unknown, depth: number): JsonValue | typeof notJson {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number") return Number.isFinite(value) ? value : notJson;
+  if (typeof value !== "object" || depth > maxJsonDepth) return notJson;
+  if (Array.isArray(value)) {
+    const items: JsonValue[] = [];
+    for (const item of value) {
+      const copy = copyJsonValue(item, depth + 1);
+      if (copy === notJson) return notJson;
+      items.push(copy);
+    }
+    return items;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return notJson;
+  const object: { [key: string]: JsonValue } = {};
+  for (const [key, item] of Object.entries(value)) {
+    const copy = copyJsonValue(item, depth + 1);
+    if (copy === notJson) return notJson;
+    Object.defineProperty(object, key, {
+      value: copy,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return object;
+}
+
+/** Deeper JSON is refused rather than risking the stack (request limits are far lower). */
+const maxJsonDepth = 512;
+
+function jsonSchemaOf<T extends JsonValue>(
+  accepts: (value: JsonValue) => value is T,
+  message: string,
+): z.ZodType<T> {
+  return z.unknown().transform((value, context) => {
+    const copy = copyJsonValue(value, 0);
+    if (copy === notJson || !accepts(copy)) {
+      context.addIssue({ code: "custom", message });
+      return z.NEVER;
+    }
+    return copy;
+  }) as unknown as z.ZodType<T>;
+}
+
+const jsonValueSchema: z.ZodType<JsonValue> = jsonSchemaOf(
+  (_value): _value is JsonValue => true,
+  "must be a JSON value",
 );
+
+/** A JSON object (keys kept as own properties, `__proto__` included). */
+const jsonObjectSchema: z.ZodType<{ [key: string]: JsonValue }> = jsonSchemaOf(
+  (value): value is { [key: string]: JsonValue } =>
+    typeof value === "object" && value !== null && !Array.isArray(value),
+  "must be a JSON object",
+);
+
+/**
+ * `^[A-Za-z0-9+/]*={0,2}$`, checked as one scan for a character outside the alphabet plus a look
+ * at the padding: the anchored pattern runs several times slower on a multi-megabyte image, and
+ * every stored message is validated again when it is read back.
+ */
+function isBase64(data: string): boolean {
+  if (/[^A-Za-z0-9+/=]/.test(data)) return false;
+  const padding = data.indexOf("=");
+  return padding === -1 || (padding >= data.length - 2 && /^={1,2}$/.test(data.slice(padding)));
+}
 
 const textPartSchema = z.strictObject({ type: z.literal("text"), text: z.string() });
 const imagePartSchema = z.strictObject({
   type: z.literal("image"),
   mimeType: z.string().regex(/^image\/[a-z0-9.+-]+$/, "an image mime type such as image/png"),
-  data: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, "base64 data"),
+  data: z.string().refine(isBase64, "base64 data"),
 });
 const contentPartSchema = z.discriminatedUnion("type", [textPartSchema, imagePartSchema]);
 
@@ -88,7 +155,7 @@ const assistantMessageSchema = z.strictObject({
    * Opaque provider replay state keyed by provider id (encrypted reasoning items, thinking
    * signatures). The core never interprets it; only the provider that produced it replays it.
    */
-  replay: z.record(z.string(), jsonValueSchema),
+  replay: jsonObjectSchema,
 });
 
 const toolResultMessageSchema = z.strictObject({
@@ -112,7 +179,15 @@ const canonicalMessageSchema = z.discriminatedUnion("kind", [
   toolResultMessageSchema,
 ]);
 
-export { canonicalMessageSchema, jsonValueSchema };
+export {
+  canonicalMessageSchema,
+  contentPartSchema,
+  imagePartSchema,
+  jsonObjectSchema,
+  jsonValueSchema,
+  textPartSchema,
+  toolCallSchema,
+};
 
 export type JsonObject = { [key: string]: JsonValue };
 export type { JsonValue };

@@ -44,6 +44,8 @@ export type PersistEpoch = (epoch: {
 export interface CompactorConfig {
   readonly provider: ProviderAdapter;
   readonly conversationId: string;
+  /** See `ModelRequest.cacheScope`. */
+  readonly cacheScope?: string | undefined;
   readonly model: string;
   /** The summariser's instructions (prompt text owned by @cursor/request). */
   readonly instructions: string;
@@ -80,6 +82,7 @@ async function summarize(
   try {
     const request = buildSummarizerRequest({
       conversationId: options.conversationId,
+      cacheScope: options.cacheScope,
       model: options.model,
       instructions: options.instructions,
       messages: compactable,

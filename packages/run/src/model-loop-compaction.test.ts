@@ -4,7 +4,7 @@ import { answer, scriptedProvider } from "./__fixtures__/scripted-provider.js";
 import { createCompactor } from "./compact-history.js";
 import type { PersistEpoch } from "./compact-history.js";
 import { ContextOverflowError } from "./errors.js";
-import type { HistoryLog } from "./history-log.js";
+import { HistoryLog } from "./history-log.js";
 import { createAssistantMessage, createToolResultMessage } from "./message-builders.js";
 import { runModelLoop } from "./model-loop.js";
 import type { ModelLoopCompaction } from "./model-loop-types.js";
@@ -117,6 +117,47 @@ describe("runModelLoop: compaction", () => {
     const { options } = harness(historyWithOneTurn(), provider);
     const outcome = await runModelLoop(options({ runId: "r1", pending: [turn("m1")] }));
     expect(outcome.error?.code).toBe("context_overflow");
+  });
+
+  it("a first turn over the budget is refused: no summariser call over nothing, no epoch, no provider call", async () => {
+    const history = new HistoryLog();
+    const provider = scriptedProvider([{ events: answer("never") }]);
+    const { summarizer, persisted, compaction } = compactionPort(["S"], {
+      budgetTokens: 300,
+      countTokens: byChars,
+    });
+    const { commits, events, options } = harness(history, provider);
+    const outcome = await runModelLoop(
+      options({
+        runId: "r1",
+        pending: [context("a"), turn("m1", "a very long question ".repeat(50))],
+        compaction,
+      }),
+    );
+    expect(outcome.reason).toBe("failed");
+    expect(outcome.error?.code).toBe("turn_too_large");
+    expect(outcome.error?.message).toMatch(/nothing earlier to compact/);
+    expect(outcome.compactions).toEqual([]);
+    expect(summarizer.requests).toHaveLength(0);
+    expect(persisted).toEqual([]);
+    expect(provider.requests).toHaveLength(0);
+    expect(commits).toEqual([]);
+    expect(history.epoch).toBe(0);
+    expect(history.length).toBe(0);
+    expect(events.filter((e) => e.type === "compaction")).toEqual([]);
+  });
+
+  it("a provider overflow with nothing earlier to compact fails as the overflow, without compacting", async () => {
+    const history = new HistoryLog();
+    const provider = scriptedProvider([overflow(), { events: answer("never") }]);
+    const { summarizer, persisted, compaction } = compactionPort(["S"]);
+    const { commits, options } = harness(history, provider);
+    const outcome = await runModelLoop(options({ runId: "r1", pending: [turn("m1")], compaction }));
+    expect(outcome.error?.code).toBe("context_overflow");
+    expect(summarizer.requests).toHaveLength(0);
+    expect(persisted).toEqual([]);
+    expect(commits).toEqual([]);
+    expect(history.epoch).toBe(0);
   });
 
   it("compacts before the call when the estimate exceeds the budget, and not otherwise", async () => {

@@ -3,6 +3,7 @@ import type { CompactionTrigger } from "./compact-history.js";
 import { RunCancelledError } from "./errors.js";
 import { LoopFailure, describeLoopError } from "./loop-error.js";
 import type { ModelLoopOptions } from "./model-loop-types.js";
+import { partitionHistory } from "./compaction-partition.js";
 import { currentTurnMessages } from "./run-state.js";
 
 export interface LoopState {
@@ -36,6 +37,22 @@ export async function commitBatch(
   history.append(checked.appended);
   state.appended.push(...checked.appended);
   state.pending = [];
+}
+
+/**
+ * Would an automatic compaction remove anything? Not when the epoch holds nothing but what it
+ * keeps (the latest request context and the current turn, e.g. a first turn): summarising
+ * nothing would only call the summariser and start an epoch without making the request smaller.
+ */
+export function hasCompactableHistory(options: ModelLoopOptions, state: LoopState): boolean {
+  const { history } = options;
+  const pending = history.check(state.pending).appended;
+  const current = currentTurnMessages({
+    history,
+    pending,
+    ...(options.currentInitialMessages ? { initial: options.currentInitialMessages } : {}),
+  });
+  return partitionHistory({ messages: history.messages, current }).compactable.length > 0;
 }
 
 /**

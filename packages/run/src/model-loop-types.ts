@@ -78,6 +78,8 @@ export interface ModelLoopCompaction {
 
 export interface ModelLoopOptions {
   readonly conversationId: string;
+  /** See `ModelRequest.cacheScope` (every request of the loop, the summariser's included). */
+  readonly cacheScope?: string | undefined;
   readonly runId: string;
   readonly model: string;
   readonly promptSpec: PromptSpec;

@@ -3,7 +3,7 @@ import { collectStream, emptyDraft } from "./collect-stream.js";
 import type { StreamDraft, StreamSink } from "./collect-stream.js";
 import { ContextOverflowError, ProviderError, RunCancelledError } from "./errors.js";
 import { LoopFailure, describeLoopError } from "./loop-error.js";
-import { commitBatch, compact } from "./model-loop-steps.js";
+import { commitBatch, compact, hasCompactableHistory } from "./model-loop-steps.js";
 import type { LoopState } from "./model-loop-steps.js";
 import { createAssistantMessage } from "./message-builders.js";
 import type { ModelRequest } from "./model-request.js";
@@ -54,6 +54,7 @@ function project(options: ModelLoopOptions, pending: readonly CanonicalMessage[]
   const { messages } = options.history;
   return toModelRequest({
     conversationId: options.conversationId,
+    cacheScope: options.cacheScope,
     model: options.model,
     promptSpec: options.promptSpec,
     messages: pending.length === 0 ? messages : [...messages, ...pending],
@@ -97,6 +98,14 @@ async function loop(options: ModelLoopOptions, state: LoopState): Promise<ModelL
         ...(compaction.countTokens ? { countTokens: compaction.countTokens } : {}),
       });
       if (estimate > compaction.budgetTokens) {
+        if (!hasCompactableHistory(options, state)) {
+          // Nothing is stored yet (the turn's messages are still pending): the head stays as it
+          // was, and no summariser runs over nothing.
+          throw new LoopFailure({
+            code: "turn_too_large",
+            message: `this turn needs about ${estimate} input tokens, more than the context budget of ${compaction.budgetTokens}, and there is nothing earlier to compact: send less context or a shorter message`,
+          });
+        }
         await compact(options, state, "budget");
         continue;
       }
@@ -112,7 +121,12 @@ async function loop(options: ModelLoopOptions, state: LoopState): Promise<ModelL
       });
     } catch (error) {
       if (signal?.aborted || RunCancelledError.isInstance(error)) throw error;
-      if (ContextOverflowError.isInstance(error) && compaction && !overflowCompacted) {
+      if (
+        ContextOverflowError.isInstance(error) &&
+        compaction &&
+        !overflowCompacted &&
+        hasCompactableHistory(options, state)
+      ) {
         overflowCompacted = true;
         await compact(options, state, "overflow");
         continue;

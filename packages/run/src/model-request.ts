@@ -41,8 +41,14 @@ export type ModelMessage = ModelUserMessage | ModelAssistantMessage | ModelToolM
  * it but never change canonical history through it.
  */
 export interface ModelRequest {
-  /** Stable per conversation; providers derive cache keys from it. */
+  /** Stable per conversation; providers derive cache keys from it (and `cacheScope`). */
   readonly conversationId: string;
+  /**
+   * Opaque; separates provider prompt caches that must not be shared (the gateway's tenant):
+   * providers derive their cache keys from it together with `conversationId` (hashed, never
+   * sent as it is). Absent: one scope.
+   */
+  readonly cacheScope?: string;
   readonly model: string;
   readonly instructions: string;
   readonly tools: readonly ToolSpec[];

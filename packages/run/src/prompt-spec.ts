@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { canonicalJson, canonicalizeJsonValue, deepFreeze, sha256Hex } from "./canonical-json.js";
-import { jsonValueSchema } from "./canonical-message.js";
+import { jsonObjectSchema } from "./canonical-message.js";
 import type { JsonObject } from "./canonical-message.js";
 import { InvalidHistoryError } from "./errors.js";
 
 const toolSpecSchema = z.strictObject({
   name: z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, "tool names are 1..64 of [a-zA-Z0-9_-]"),
   description: z.string(),
-  inputSchema: z.record(z.string(), jsonValueSchema),
+  inputSchema: jsonObjectSchema,
 });
 
 const promptSpecInputSchema = z.strictObject({

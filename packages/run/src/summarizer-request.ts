@@ -15,6 +15,8 @@ export const summarizerInputMessageId = "summarizer:input";
 
 export interface SummarizerRequestOptions {
   readonly conversationId: string;
+  /** See `ModelRequest.cacheScope`. */
+  readonly cacheScope?: string | undefined;
   readonly model: string;
   /** The summariser's instructions (prompt text owned by the caller). */
   readonly instructions: string;
@@ -85,6 +87,7 @@ export function buildSummarizerRequest(options: SummarizerRequestOptions): Model
   const transcript = `<transcript>\n${sections.join("\n\n")}\n</transcript>`;
   return toModelRequest({
     conversationId: options.conversationId,
+    cacheScope: options.cacheScope,
     model: options.model,
     promptSpec: createPromptSpec({ instructions: options.instructions, tools: [] }),
     messages: [

@@ -16,6 +16,8 @@ export const defaultUserTailText = "Continue.";
 
 export interface ToModelRequestOptions {
   readonly conversationId: string;
+  /** See `ModelRequest.cacheScope`. */
+  readonly cacheScope?: string | undefined;
   readonly model: string;
   readonly promptSpec: PromptSpec;
   /** The current epoch's canonical messages, oldest first. */
@@ -125,6 +127,7 @@ export function toModelRequest(options: ToModelRequestOptions): ModelRequest {
   }
   return Object.freeze({
     conversationId: options.conversationId,
+    ...(options.cacheScope === undefined ? {} : { cacheScope: options.cacheScope }),
     model: options.model,
     instructions: options.promptSpec.instructions,
     tools: options.promptSpec.tools,

@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig } from "./config.js";
 import { watchLauncher } from "./launcher-watch.js";
 import { createGatewayLogger } from "./logging/gateway-logger.js";
+import { createGatewayRedactor } from "./redaction/gateway-secrets.js";
 import { startGateway } from "./start-gateway.js";
 import { StartupError } from "./startup-error.js";
 import { databaseLabel } from "./store/database-url.js";
@@ -25,11 +26,15 @@ Commands:
 
 async function serve(): Promise<void> {
   const config = loadConfig(process.env);
+  // One redaction path: the logger's lines and everything the gateway sends.
+  const redactor = createGatewayRedactor(config);
   const gateway = await startGateway({
     config,
+    redactor,
     logger: createGatewayLogger({
       level: config.logLevel,
       ...(config.logFormat === undefined ? {} : { format: config.logFormat }),
+      redactor,
     }),
   });
   const mode =

@@ -4,6 +4,8 @@ import { z } from "zod";
 import { defaultProviderModels, providerNames } from "./models/model-config.js";
 import type { ModelConfig, ProviderName } from "./models/model-config.js";
 import { httpURLSchema as httpURL, readModelsFile } from "./models/models-file.js";
+import { defaultConnectionLimits } from "./http/connection-limits.js";
+import type { ConnectionLimits } from "./http/connection-limits.js";
 import {
   providerOptionIssues,
   singleProviderOptionVariables,
@@ -23,6 +25,16 @@ const optionalText = z
   .string()
   .optional()
   .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
+
+/** A duration in seconds (fractions allowed, e.g. `0.5`), as milliseconds. */
+const optionalSeconds = optionalText.pipe(
+  z
+    .string()
+    .regex(/^\d{1,6}(\.\d{1,3})?$/, "a number of seconds, e.g. 30 or 0.5")
+    .transform((seconds) => Math.round(Number(seconds) * 1000))
+    .refine((ms) => ms > 0, "more than 0 seconds")
+    .optional(),
+);
 
 const environmentSchema = singleProviderOptionsEnvironment.extend({
   CURSOR_GATEWAY_HOST: optionalText,
@@ -46,6 +58,17 @@ const environmentSchema = singleProviderOptionsEnvironment.extend({
   CURSOR_GATEWAY_WIRE_TOKEN: optionalText,
   CURSOR_GATEWAY_CHECKPOINT_SECRET: optionalText.pipe(
     z.string().min(32, "at least 32 characters").optional(),
+  ),
+  CURSOR_GATEWAY_HEADERS_TIMEOUT_SECONDS: optionalSeconds,
+  CURSOR_GATEWAY_REQUEST_TIMEOUT_SECONDS: optionalSeconds,
+  CURSOR_GATEWAY_IDLE_TIMEOUT_SECONDS: optionalSeconds,
+  CURSOR_GATEWAY_KEEP_ALIVE_TIMEOUT_SECONDS: optionalSeconds,
+  CURSOR_GATEWAY_MAX_CONNECTIONS_PER_CLIENT: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{1,6}$/, "a whole number of connections (0: no cap)")
+      .transform(Number)
+      .optional(),
   ),
   CURSOR_GATEWAY_CONTEXT_WINDOW: optionalText.pipe(
     z
@@ -105,6 +128,8 @@ export interface GatewayConfig {
   /** Undefined: generated once and kept in the data folder. */
   readonly checkpointSecret?: string;
   readonly contextWindow: number;
+  /** Timeouts and the per-client connection cap of the gateway's port. */
+  readonly connections: ConnectionLimits;
   /** `CURSOR_GATEWAY_LOG_LEVEL`, default `info`. */
   readonly logLevel: LogLevel;
   /** `CURSOR_GATEWAY_LOG_FORMAT`; undefined: pretty on a terminal, JSON otherwise. */
@@ -218,6 +243,23 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
     ...(env.CURSOR_GATEWAY_RUN_LEASE_SECONDS === undefined
       ? {}
       : { runLeaseMs: env.CURSOR_GATEWAY_RUN_LEASE_SECONDS * 1000 }),
+    connections: connectionLimitsOf(env),
+  };
+}
+
+/** The connection limits the variables set, each defaulting to `defaultConnectionLimits`. */
+function connectionLimitsOf(env: z.infer<typeof environmentSchema>): ConnectionLimits {
+  const d = defaultConnectionLimits;
+  const idleTimeoutMs = env.CURSOR_GATEWAY_IDLE_TIMEOUT_SECONDS ?? d.idleTimeoutMs;
+  return {
+    headersTimeoutMs: env.CURSOR_GATEWAY_HEADERS_TIMEOUT_SECONDS ?? d.headersTimeoutMs,
+    requestTimeoutMs: env.CURSOR_GATEWAY_REQUEST_TIMEOUT_SECONDS ?? d.requestTimeoutMs,
+    idleTimeoutMs,
+    keepAliveTimeoutMs: env.CURSOR_GATEWAY_KEEP_ALIVE_TIMEOUT_SECONDS ?? d.keepAliveTimeoutMs,
+    maxConnectionsPerClient:
+      env.CURSOR_GATEWAY_MAX_CONNECTIONS_PER_CLIENT ?? d.maxConnectionsPerClient,
+    // Streams speak well within the idle timeout, whatever it is set to.
+    sseHeartbeatMs: Math.min(d.sseHeartbeatMs, Math.max(100, Math.floor(idleTimeoutMs / 3))),
   };
 }
 

@@ -2,6 +2,7 @@ import type { RetryPolicy } from "@cursor/run";
 import type { GatewayMetrics } from "./http/metrics.js";
 import type { ModelCatalog } from "./models/model-catalog.js";
 import type { ProviderRequestLog } from "./providers/provider-request-log.js";
+import type { SecretRedactor } from "./redaction/secret-redactor.js";
 import type { GatewayStore } from "./store/gateway-store.js";
 
 /** Where the service reports what it cannot tell the client (the app's pino logger). */
@@ -25,6 +26,11 @@ export interface ConversationServiceOptions {
   readonly requestLog?: ProviderRequestLog;
   /** Conversation heads kept in memory (least recently used out first). Default 1 000. */
   readonly maxCachedConversations?: number;
-  /** Values never to show in errors, logs or the store (the provider keys). */
+  /**
+   * The gateway's one redaction path (shared with its logger). Default: a redactor of the
+   * catalog's keys and `secrets`.
+   */
+  readonly redactor?: SecretRedactor;
+  /** More values never to show in errors, logs or the store (the catalog's keys always are). */
   readonly secrets?: readonly string[];
 }

@@ -61,6 +61,26 @@ async function run(body: unknown, extra: { hydrate?: () => Promise<HydratedHead>
 const ids = (history: HistoryLog) => history.messages.map((message) => message.id);
 
 describe("ConversationService prepareRun → execute", () => {
+  it("a run id reused for another message is a conflict, never the other message's answer", async () => {
+    fake.enqueue({ type: "text", text: "the answer to one", chunks: 1 });
+    expect((await run(userTurn("r1", "m1", "one"))).outcome).toEqual({ reason: "completed" });
+    const before = await store.headVersion("t-test", "c1");
+    const calls = fake.requests.length;
+    for (const reused of [userTurn("r1", "m2", "two"), userTurn("r1", "m1", "one, edited")]) {
+      const refusal = await service.prepareRun({ tenant, body: reused }).catch((error) => error);
+      expect(RunConflictError.isInstance(refusal)).toBe(true);
+      expect((refusal as Error).message).toMatch(/run r1 .*message m1/);
+    }
+    expect(fake.requests.length).toBe(calls);
+    expect(await store.headVersion("t-test", "c1")).toEqual(before);
+    // The retry itself (same run, same message, same content) still replays without a call.
+    const retry = await run(userTurn("r1", "m1", "one"));
+    expect(retry.events.filter((event) => event.type === "text.delta")).toEqual([
+      { type: "text.delta", text: "the answer to one" },
+    ]);
+    expect(fake.requests.length).toBe(calls);
+  });
+
   it("streams one turn as the exact event sequence, with a head after each commit and a final one", async () => {
     fake.enqueue({
       type: "tool-calls",

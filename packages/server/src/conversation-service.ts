@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { createCheckpointEncodeCache } from "@cursor/checkpoint";
 import { ProjectionConflictError, createConversationHead, prepareTurn } from "@cursor/projection";
 import type { ConversationHead, TurnPlan, TurnRecord } from "@cursor/projection";
@@ -26,7 +27,8 @@ import type { Tenant } from "./http/auth.js";
 import type { UnlistedModel } from "./models/model-catalog.js";
 import { ProviderRequestLog } from "./providers/provider-request-log.js";
 import type { ProviderRequestRecord } from "./providers/provider-request-log.js";
-import { redactSecrets } from "./redact-secrets.js";
+import { SecretRedactor } from "./redaction/secret-redactor.js";
+import { catchUpToClient, coversStoredHead, reconcileHeads } from "./reconcile-client-head.js";
 import { RunExecution } from "./run-execution.js";
 import type { RunOutcome, RunSink } from "./run-events.js";
 import { StoreError } from "./store/store-error.js";
@@ -86,10 +88,27 @@ export class ConversationService {
   readonly #heads = new Map<string, ConversationHeadOwner>();
   readonly #active = new Map<string, ActiveRun>();
   readonly requestLog: ProviderRequestLog;
+  /**
+   * Every secret that must not leave the gateway, in every form: run events, errors, logs and
+   * records pass through it. A front door registers the secrets it learns (the Cursor IDE's
+   * `Authorization` token) with `redactor.register`.
+   */
+  readonly redactor: SecretRedactor;
   #closing = false;
 
   constructor(options: ConversationServiceOptions) {
-    this.#options = options;
+    this.redactor =
+      options.redactor ??
+      new SecretRedactor({ secrets: [...options.models.secrets, ...(options.secrets ?? [])] });
+    const redactor = this.redactor;
+    this.#options = {
+      ...options,
+      // What the service logs is redacted like everything else that leaves it.
+      logger: {
+        error: (details, message) =>
+          options.logger.error(redactLogDetails(details, redactor), redactor.redact(message)),
+      },
+    };
     this.#checkpoints = new ClientCheckpoints({ secret: options.checkpointSecret });
     this.requestLog = options.requestLog ?? new ProviderRequestLog();
   }
@@ -159,7 +178,8 @@ export class ConversationService {
           },
           (error: unknown) =>
             this.#options.logger.error(
-              { err: redactSecrets(String(error), this.#options.secrets), conversationId },
+              // The service's logger redacts (the URL of a database may hold a password too).
+              { err: error, conversationId },
               "could not renew the run lease",
             ),
         ),
@@ -168,6 +188,7 @@ export class ConversationService {
     renew.unref();
     const execution = new RunExecution({
       options: this.#options,
+      redactor: this.redactor,
       requestLog: this.requestLog,
       owner,
       writer: new TurnWriter({
@@ -186,6 +207,7 @@ export class ConversationService {
       requestRunId: runId,
       adapter,
       providerModel: model.providerModel,
+      cacheScope: this.#cacheScope(tenant),
       signal: controller.signal,
     });
     let executed = false;
@@ -238,6 +260,18 @@ export class ConversationService {
     }
   }
 
+  /**
+   * The tenant's prompt-cache scope: a keyed digest of its id, so providers' cache keys differ per
+   * tenant while neither the tenant's token nor its id is in them, and every process of a
+   * deployment (one checkpoint secret) derives the same scope.
+   */
+  #cacheScope(tenant: Tenant): string {
+    return createHmac("sha256", this.#options.checkpointSecret)
+      .update(`cursor.gateway.cache-scope\n${tenant.id}`)
+      .digest("hex")
+      .slice(0, 32);
+  }
+
   #now(): Date {
     return this.#options.now?.() ?? new Date();
   }
@@ -261,20 +295,10 @@ export class ConversationService {
     const key = conversationKey(tenant.id, conversationId);
     const version = await this.#options.store.headVersion(tenant.id, conversationId);
     if (version !== undefined) {
-      // The store has it: a checkpoint sent along only needs to be genuine and of this
-      // conversation. Its MAC and header say whose it is; the rest is checked only when it is
-      // not the token this process handed out last (the usual case costs a hash, not a
-      // decode), because a tampered or truncated checkpoint is refused even when not needed.
-      const token = { tenant: tenant.id, conversationId };
-      if (checkpoint !== undefined) this.#checkpoints.inspect({ ...token, token: checkpoint });
-      const owner = await this.#current({ tenant: tenant.id, conversationId, version });
-      if (
-        checkpoint !== undefined &&
-        owner.state.issuedCheckpointDigest !== sha256Hex(checkpoint)
-      ) {
-        this.#checkpoints.decode({ ...token, token: checkpoint });
-      }
-      return this.#remember(key, owner);
+      return this.#remember(
+        key,
+        await this.#loadStored({ tenant: tenant.id, conversationId, checkpoint, version }),
+      );
     }
     if (hydrate !== undefined) {
       return this.#remember(
@@ -293,6 +317,119 @@ export class ConversationService {
     if (request.action.type !== "user-message")
       throw new ConversationNotFoundError({ conversationId });
     return this.#unstored(tenant, createConversationHead({ conversationId }));
+  }
+
+  /**
+   * A stored conversation's owner, reconciled with the checkpoint the client sent, if any. The
+   * checkpoint must be genuine and of this conversation; it is decoded unless it is the token
+   * this process handed out last for the current head (the usual case costs a hash), and then:
+   * a checkpoint the store is ahead of changes nothing; one ahead of the store (another gateway
+   * process with its own store served later turns) is adopted, the store catching up to it
+   * first; one that diverged is refused (409, saying where). A stored state that fails
+   * verification is repaired from a checkpoint that holds it; without one, the error says how
+   * to recover.
+   */
+  async #loadStored({
+    tenant,
+    conversationId,
+    checkpoint,
+    version,
+  }: {
+    tenant: string;
+    conversationId: string;
+    checkpoint: string | undefined;
+    version: HeadVersion;
+  }): Promise<ConversationHeadOwner> {
+    const token = { tenant, conversationId };
+    // MAC and header first: a forged or foreign checkpoint is refused before any store read.
+    if (checkpoint !== undefined) this.#checkpoints.inspect({ ...token, token: checkpoint });
+    let owner: ConversationHeadOwner | undefined;
+    let damage: StoreError | undefined;
+    try {
+      owner = await this.#current({ tenant, conversationId, version });
+    } catch (error) {
+      if (!StoreError.isInstance(error) || error.reason !== "corrupt") throw error;
+      damage = error;
+    }
+    if (checkpoint === undefined) {
+      if (damage !== undefined) throw damagedConversation({ conversationId, damage });
+      return owner!;
+    }
+    if (owner !== undefined && owner.state.issuedCheckpointDigest === sha256Hex(checkpoint)) {
+      return owner;
+    }
+    const client = this.#checkpoints.decode({ ...token, token: checkpoint });
+    if (owner === undefined) {
+      owner = await this.#repair({ tenant, conversationId, version, client, damage: damage! });
+    }
+    const reconciliation = reconcileHeads({ stored: owner.state.head, client });
+    switch (reconciliation.kind) {
+      case "same":
+      case "store-ahead":
+        return owner;
+      case "diverged":
+        throw new RunConflictError({
+          conversationId,
+          message: `the checkpoint does not continue the stored conversation: ${reconciliation.reason}. Send the latest checkpoint of this conversation, or none to continue from the stored one`,
+        });
+      case "client-ahead": {
+        const caughtUp = await catchUpToClient({
+          store: this.#options.store,
+          tenant,
+          version,
+          stored: owner.state.head,
+          client,
+          write: reconciliation.write,
+        });
+        return this.#current({ tenant, conversationId, version: caughtUp });
+      }
+      default: {
+        const exhaustive: never = reconciliation;
+        throw new Error(`unknown reconciliation ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  }
+
+  /**
+   * A stored conversation that failed verification, repaired from a client checkpoint that
+   * holds its stored head (the checkpoint's messages are verified copies: MAC, blob hashes, and
+   * their chain to the stored head digest), then loaded again.
+   */
+  async #repair({
+    tenant,
+    conversationId,
+    version,
+    client,
+    damage,
+  }: {
+    tenant: string;
+    conversationId: string;
+    version: HeadVersion;
+    client: ConversationHead;
+    damage: StoreError;
+  }): Promise<ConversationHeadOwner> {
+    if (!coversStoredHead(client, version)) {
+      throw damagedConversation({
+        conversationId,
+        damage,
+        hint: `the checkpoint sent does not hold the stored head (epoch ${version.epoch}, ${version.messageCount} messages)`,
+      });
+    }
+    const { history } = client;
+    await this.#options.store.repairBlobs({
+      messages: history.messages.slice(0, version.messageCount),
+      digests: history.digests.slice(0, version.messageCount),
+    });
+    try {
+      return await this.#current({ tenant, conversationId, version });
+    } catch (error) {
+      if (!StoreError.isInstance(error) || error.reason !== "corrupt") throw error;
+      throw damagedConversation({
+        conversationId,
+        damage: error,
+        hint: "its messages were repaired from the checkpoint, but the rest of its stored state is damaged too",
+      });
+    }
   }
 
   #unstored(tenant: Tenant, head: ConversationHead): ConversationHeadOwner {
@@ -405,31 +542,92 @@ export class ConversationService {
     return token;
   }
 
-  async #stored(tenant: Tenant, conversationId: string): Promise<StoredConversation> {
-    const stored = await this.#options.store.load(tenant.id, conversationId);
-    if (stored === undefined) throw new ConversationNotFoundError({ conversationId });
-    return stored;
+  /**
+   * The stored conversation's head state: the cached one while it is the store's, else loaded
+   * (and cached). A damaged stored state fails with how to recover it.
+   */
+  async #storedState(tenant: Tenant, conversationId: string): Promise<HeadState> {
+    const key = conversationKey(tenant.id, conversationId);
+    const version = await this.#options.store.headVersion(tenant.id, conversationId);
+    if (version === undefined) throw new ConversationNotFoundError({ conversationId });
+    try {
+      const owner = await this.#current({ tenant: tenant.id, conversationId, version });
+      // A running conversation's owner is the run's: it is not replaced meanwhile.
+      if (!this.#active.has(key)) this.#remember(key, owner);
+      return owner.state;
+    } catch (error) {
+      if (!StoreError.isInstance(error) || error.reason !== "corrupt") throw error;
+      throw damagedConversation({ conversationId, damage: error });
+    }
   }
 
   async summary({ tenant, conversationId }: { tenant: Tenant; conversationId: string }) {
-    const stored = await this.#stored(tenant, conversationId);
+    const state = await this.#storedState(tenant, conversationId);
+    const { history } = state.head;
     return {
       conversationId,
-      epoch: stored.epoch,
-      messages: stored.messages.length,
-      headDigest: stored.headDigest,
+      epoch: history.epoch,
+      messages: history.length,
+      headDigest: history.headDigest,
       usage: {
-        inputTokens: stored.usage.inputTokens,
-        cachedInputTokens: stored.usage.cachedInputTokens,
-        cacheWriteTokens: stored.usage.cacheWriteTokens,
-        outputTokens: stored.usage.outputTokens,
+        inputTokens: state.usage.inputTokens,
+        cachedInputTokens: state.usage.cachedInputTokens,
+        cacheWriteTokens: state.usage.cacheWriteTokens,
+        outputTokens: state.usage.outputTokens,
       },
     };
   }
 
   async history({ tenant, conversationId }: { tenant: Tenant; conversationId: string }) {
-    const stored = await this.#stored(tenant, conversationId);
-    return stored.messages;
+    return (await this.#storedState(tenant, conversationId)).head.history.messages;
+  }
+
+  /**
+   * The current epoch's canonical history as JSON text (`[message, ...]`), streamed from the
+   * store's bytes: each message's canonical JSON, verified against its content address, nothing
+   * decoded or re-serialised, a large message read in pieces. Serving a conversation of large
+   * images therefore holds the event loop for a piece at a time, never for the whole, and other
+   * tenants' requests stay fast. Damage found before the first byte fails the request (with
+   * how to recover); damage found later ends the stream early (the client sees invalid JSON).
+   */
+  async historyJson({
+    tenant,
+    conversationId,
+  }: {
+    tenant: Tenant;
+    conversationId: string;
+  }): Promise<AsyncIterable<Uint8Array>> {
+    const damaged = (error: unknown): unknown =>
+      StoreError.isInstance(error) && error.reason === "corrupt"
+        ? damagedConversation({ conversationId, damage: error })
+        : error;
+    const stored = await this.#options.store
+      .readHistory(tenant.id, conversationId)
+      .catch((error) => {
+        throw damaged(error);
+      });
+    if (stored === undefined) throw new ConversationNotFoundError({ conversationId });
+    const messages = stored.messages[Symbol.asyncIterator]();
+    const first = await messages.next().catch((error: unknown) => {
+      throw damaged(error);
+    });
+    return (async function* () {
+      yield jsonOpen;
+      if (first.done === true) {
+        yield jsonClose;
+        return;
+      }
+      yield* first.value;
+      for (;;) {
+        const next = await messages.next().catch((error: unknown) => {
+          throw damaged(error);
+        });
+        if (next.done === true) break;
+        yield jsonComma;
+        yield* next.value;
+      }
+      yield jsonClose;
+    })();
   }
 
   async providerRequests({
@@ -441,8 +639,20 @@ export class ConversationService {
     conversationId: string;
     limit: number;
   }): Promise<{ requests: readonly ProviderRequestRecord[] }> {
-    await this.#stored(tenant, conversationId);
-    return { requests: this.requestLog.list(conversationKey(tenant.id, conversationId), limit) };
+    if ((await this.#options.store.headVersion(tenant.id, conversationId)) === undefined) {
+      throw new ConversationNotFoundError({ conversationId });
+    }
+    // Bodies hold what was sent; a secret someone pasted into a message is not shown back.
+    return {
+      requests: this.redactor.redactValue(
+        this.requestLog.list(conversationKey(tenant.id, conversationId), limit),
+      ),
+    };
+  }
+
+  /** Resolves when the store can serve; throws a StoreError (`unavailable`) saying why not. */
+  checkHealth(): Promise<void> {
+    return this.#options.store.checkHealth();
   }
 
   /** Stops taking runs, cancels the open ones and waits until each ended (nothing half-committed). */
@@ -452,6 +662,51 @@ export class ConversationService {
     for (const run of open) run.controller.abort(new Error("the gateway is shutting down"));
     await Promise.all(open.map((run) => run.done));
   }
+}
+
+const jsonOpen = Buffer.from("[");
+const jsonComma = Buffer.from(",");
+const jsonClose = Buffer.from("]");
+
+/**
+ * The error of a stored conversation that failed verification: what failed, and how the client
+ * recovers it (its own latest checkpoint holds the verified state), or why it could not be.
+ */
+function damagedConversation({
+  conversationId,
+  damage,
+  hint,
+}: {
+  conversationId: string;
+  damage: StoreError;
+  hint?: string;
+}): StoreError {
+  return new StoreError({
+    reason: "corrupt",
+    message: `conversation ${conversationId}: the stored state failed verification (${damage.message}); ${
+      hint === undefined
+        ? "send the conversation's latest checkpoint (the `checkpoint` event of its last run) with the next request to recover it"
+        : `${hint}: send the conversation's latest checkpoint to recover it`
+    }`,
+    cause: damage,
+  });
+}
+
+/** Log details with every error, text and value in them redacted. */
+function redactLogDetails(
+  details: Record<string, unknown>,
+  redactor: SecretRedactor,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(details).map(([name, value]) => [
+      name,
+      value instanceof Error
+        ? redactor.redactError(value)
+        : typeof value === "string"
+          ? redactor.redact(value)
+          : redactor.redactValue(value),
+    ]),
+  );
 }
 
 /** The prompt spec of a request: its own request context's, else the conversation's latest. */

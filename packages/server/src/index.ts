@@ -23,6 +23,8 @@ export { ConversationService } from "./conversation-service.js";
 export type { HydratedHead, PrepareRunInput, PreparedRun } from "./conversation-service.js";
 export type { ConversationServiceOptions, GatewayLogger } from "./conversation-service-options.js";
 export type { RunEndReason, RunError, RunEvent, RunOutcome, RunSink } from "./run-events.js";
+export { SecretRedactor } from "./redaction/secret-redactor.js";
+export type { StreamRedactor } from "./redaction/secret-redactor.js";
 export {
   ConversationBusyError,
   ConversationError,

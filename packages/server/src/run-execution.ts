@@ -22,7 +22,9 @@ import type { ConversationHeadOwner, HeadState } from "./conversation-head-owner
 import { conversationKey } from "./conversation-head-owner.js";
 import type { ProviderRequestLog } from "./providers/provider-request-log.js";
 import { recordingProvider } from "./providers/recording-provider.js";
-import { redactSecrets } from "./redact-secrets.js";
+import { redactingProvider } from "./redaction/redacting-provider.js";
+import { redactingSink } from "./redaction/redacting-sink.js";
+import type { SecretRedactor } from "./redaction/secret-redactor.js";
 import type { RunEndReason, RunError, RunOutcome, RunSink } from "./run-events.js";
 import { StoreError } from "./store/store-error.js";
 import type { TurnWriter } from "./turn-writer.js";
@@ -43,6 +45,7 @@ interface PlanResult {
  */
 export class RunExecution {
   readonly #options: ConversationServiceOptions;
+  readonly #redactor: SecretRedactor;
   readonly #requestLog: ProviderRequestLog;
   readonly #owner: ConversationHeadOwner;
   readonly #writer: TurnWriter;
@@ -51,10 +54,12 @@ export class RunExecution {
   readonly #requestRunId: string;
   readonly #adapter: ProviderAdapter;
   readonly #providerModel: string;
+  readonly #cacheScope: string;
   readonly #signal: AbortSignal;
 
   constructor(input: {
     options: ConversationServiceOptions;
+    redactor: SecretRedactor;
     requestLog: ProviderRequestLog;
     owner: ConversationHeadOwner;
     writer: TurnWriter;
@@ -64,9 +69,12 @@ export class RunExecution {
     requestRunId: string;
     adapter: ProviderAdapter;
     providerModel: string;
+    /** The tenant's prompt-cache scope (`ModelRequest.cacheScope`). */
+    cacheScope: string;
     signal: AbortSignal;
   }) {
     this.#options = input.options;
+    this.#redactor = input.redactor;
     this.#requestLog = input.requestLog;
     this.#owner = input.owner;
     this.#writer = input.writer;
@@ -75,12 +83,15 @@ export class RunExecution {
     this.#requestRunId = input.requestRunId;
     this.#adapter = input.adapter;
     this.#providerModel = input.providerModel;
+    this.#cacheScope = input.cacheScope;
     this.#signal = input.signal;
   }
 
   #conflict: StoreError | undefined;
 
-  async execute(sink: RunSink): Promise<RunOutcome> {
+  async execute(frontDoor: RunSink): Promise<RunOutcome> {
+    // Every event leaves through the one redaction path, whichever front door consumes it.
+    const sink = redactingSink(frontDoor, this.#redactor);
     const { conversationId } = this.#owner.state;
     sink.event({
       type: "run.started",
@@ -89,6 +100,7 @@ export class RunExecution {
       epoch: this.#owner.state.head.history.epoch,
     });
     let result: PlanResult;
+    let thrownLogged = false;
     try {
       result = await this.#runPlan(sink);
     } catch (thrown) {
@@ -97,16 +109,21 @@ export class RunExecution {
         ? { reason: "cancelled" }
         : { reason: "failed", error: describeRunError(thrown) };
       if (!cancelled) {
-        this.#options.logger.error(
-          { err: redactSecrets(String(thrown), this.#options.secrets), conversationId },
-          "run failed",
-        );
+        this.#options.logger.error({ err: thrown, conversationId }, "run failed");
+        thrownLogged = true;
       }
     }
     const error: RunError | undefined =
       result.error === undefined
         ? undefined
-        : { ...result.error, message: redactSecrets(result.error.message, this.#options.secrets) };
+        : { ...result.error, message: this.#redactor.redact(result.error.message) };
+    if (result.reason === "failed" && error !== undefined && !thrownLogged) {
+      // A provider failure the loop reported (a throw was logged above, with its stack).
+      this.#options.logger.error(
+        { conversationId, runId: this.#plan.runId, code: error.code, message: error.message },
+        "run failed",
+      );
+    }
     try {
       const after = await this.#writer.recordRun({
         run: {
@@ -192,6 +209,7 @@ export class RunExecution {
     const provider = this.#provider();
     const outcome = await runModelLoop({
       conversationId: state.conversationId,
+      cacheScope: this.#cacheScope,
       runId: plan.runId,
       model: this.#providerModel,
       promptSpec: this.#promptSpec,
@@ -303,6 +321,7 @@ export class RunExecution {
     return createConversationCompactor({
       provider,
       conversationId: this.#owner.state.conversationId,
+      cacheScope: this.#cacheScope,
       model: this.#providerModel,
       persistEpoch,
     });
@@ -327,13 +346,7 @@ export class RunExecution {
         sink.event({ type: "compaction", ...event.data });
         return;
       case "warning":
-        sink.event({
-          type: "warning",
-          warning: {
-            ...event.data,
-            message: redactSecrets(event.data.message, this.#options.secrets),
-          },
-        });
+        sink.event({ type: "warning", warning: event.data });
         return;
       case "retry": {
         const { attempt, delayMs, error } = event.data;
@@ -341,10 +354,7 @@ export class RunExecution {
           type: "retry",
           attempt,
           delayMs,
-          error: {
-            code: error.code,
-            message: redactSecrets(error.message, this.#options.secrets),
-          },
+          error: { code: error.code, message: error.message },
         });
         return;
       }
@@ -376,12 +386,15 @@ export class RunExecution {
     });
   }
 
-  /** The entry's adapter, recording every body it sends (provider-requests, metrics). */
+  /**
+   * The entry's adapter, recording every body it sends (provider-requests, metrics), with what
+   * comes back redacted before the loop (and so the history) sees it.
+   */
   #provider(): ProviderAdapter {
     const { tenant, conversationId } = this.#owner.state;
     const adapter = this.#adapter;
     return recordingProvider({
-      adapter,
+      adapter: redactingProvider({ adapter, redactor: this.#redactor }),
       onRequest: ({ body }) => {
         this.#requestLog.record({
           key: conversationKey(tenant, conversationId),

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { createCursorWire } from "@cursor/wire";
 import type { CursorWire, ToolBridgeFactory } from "@cursor/wire";
 import type { FastifyInstance } from "fastify";
@@ -11,12 +12,14 @@ import { createGatewayWirePorts } from "./cursor-wire/gateway-wire-ports.js";
 import { createWireHttpHandler } from "./cursor-wire/wire-http-handler.js";
 import { createAuthenticator, localTenant } from "./http/auth.js";
 import { buildApp } from "./http/build-app.js";
+import { guardConnections } from "./http/connection-limits.js";
 import { createDualProtocolServer } from "./http/dual-protocol-server.js";
 import type { DualProtocolServer } from "./http/dual-protocol-server.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { ModelCatalog } from "./models/model-catalog.js";
+import { createGatewayRedactor } from "./redaction/gateway-secrets.js";
+import type { SecretRedactor } from "./redaction/secret-redactor.js";
 import { listenError } from "./startup-error.js";
-import { databasePassword } from "./store/database-url.js";
 import type { GatewayStore } from "./store/gateway-store.js";
 import { openGatewayStore } from "./store/open-gateway-store.js";
 import { StoreClientBlobLedger } from "./store/store-client-blob-ledger.js";
@@ -27,6 +30,12 @@ export interface StartGatewayOptions {
   readonly logger?: boolean | object;
   readonly retry?: ConversationServiceOptions["retry"];
   readonly now?: () => Date;
+  /**
+   * The gateway's redaction path (`createGatewayRedactor(config)`), when the caller's logger
+   * must share it (a pino instance from `createGatewayLogger({ redactor })`). Default: one made
+   * from the configuration; pino options then get its `streamWrite` hook.
+   */
+  readonly redactor?: SecretRedactor;
   /**
    * The gateway sits behind `cursor-gateway proxy`: the Cursor wire's routes are served even
    * when it does not listen on a loopback address.
@@ -49,7 +58,10 @@ export interface RunningGateway {
   readonly models: ModelCatalog;
   /** The Cursor IDE's agent protocol, mounted on the same port (HTTP/1.1 and h2c). */
   readonly wire: CursorWire;
-  /** Where the in-process fake provider of `simulated` models listens, when there is one. */
+  /**
+   * Where the in-process fake provider of `simulated` models listens, when there is one (never
+   * announced). Every call to it needs its access token (`models.simulated()`).
+   */
   readonly simulatedProviderURL?: string;
   /** Stops taking requests, ends open runs cleanly, closes the store. */
   close(): Promise<void>;
@@ -71,50 +83,58 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       ],
     });
   }
+  // Before anything is opened: a data folder whose secret is unusable refuses the start.
+  const checkpointSecret = loadCheckpointSecret({
+    dataDir: prepareDataFolder(config.dataDir),
+    ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
+  });
   // The service logs through the app's logger, which exists only once the app is built.
   const appRef: { current?: FastifyInstance } = {};
   const runLeaseMs = config.runLeaseMs ?? defaultRunLeaseMs;
   const store = await openGatewayStore({
     // Checked first: the SQLite file, the checkpoint secret and the proxy CA live there.
-    dataDir: prepareDataFolder(config.dataDir),
+    dataDir: config.dataDir,
     ...(config.databaseURL === undefined ? {} : { databaseURL: config.databaseURL }),
     runLeaseMs,
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },
   });
-  // The database password is a secret like the provider keys: never in an error or a log.
-  const databaseSecret =
-    config.databaseURL === undefined ? "" : databasePassword(config.databaseURL);
   const models = new ModelCatalog({
     models: config.models,
     // The fake provider with its prefix-cache simulation and scripted agent, on a loopback
-    // port: its control endpoints are off (no other process can script it or read the bodies
-    // it received) and it keeps no request records (constant memory in a long run).
+    // port, private: its control endpoints are off (no other process can script it or read the
+    // bodies it received), it keeps no request records (constant memory in a long run), and
+    // its API answers only the holder of a random token (the simulated adapter).
     simulated: async () => {
       const { scriptedAgentReply, startFakeProvider } = await import("@cursor/fake-provider");
+      const accessToken = randomBytes(32).toString("base64url");
       const fake = await startFakeProvider({
         host: "127.0.0.1",
         port: 0,
         defaultReply: scriptedAgentReply,
         control: false,
         recordRequests: false,
+        accessToken,
       });
-      return { url: fake.url, openaiBaseURL: fake.openaiBaseURL, close: () => fake.close() };
+      return {
+        url: fake.url,
+        openaiBaseURL: fake.openaiBaseURL,
+        accessToken,
+        close: () => fake.close(),
+      };
     },
   });
   // Started now rather than on the first call, so the first turn does not wait for it.
   const simulatedProviderURL = models.hasSimulated ? (await models.simulated()).url : undefined;
+  // One redaction path for every byte that leaves: events, errors, records and log lines.
+  const redactor = options.redactor ?? createGatewayRedactor(config);
   const metrics = new GatewayMetrics();
-  const checkpointSecret = loadCheckpointSecret({
-    dataDir: config.dataDir,
-    ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
-  });
   const service = new ConversationService({
     store,
     models,
     contextWindow: config.contextWindow,
     checkpointSecret,
     metrics,
-    secrets: databaseSecret === "" ? models.secrets : [...models.secrets, databaseSecret],
+    redactor,
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },
     runLeaseMs,
     ...(options.retry === undefined ? {} : { retry: options.retry }),
@@ -145,6 +165,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const wireHandler = createWireHttpHandler({
     wire,
     logger: wireLogger,
+    redactor,
     ...(wireEnabled
       ? {}
       : {
@@ -157,7 +178,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     config,
     metrics,
     service,
-    logger: options.logger ?? false,
+    logger: redactedLogger(options.logger ?? false, redactor),
+    connections: config.connections,
     // One port: the JSON contract (Fastify) and the Cursor wire's routes, HTTP/1.1 and h2c.
     serverFactory: (fastifyHandler) => {
       dual = createDualProtocolServer((request, response) => {
@@ -170,6 +192,17 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   appRef.current = app;
   if (dual === undefined) throw new Error("Fastify did not create the gateway's server");
+  // Every connection the port accepts, whichever protocol serves it (HTTP/1.1 or h2c, the JSON
+  // contract or the Cursor wire): the guard's listener runs before the protocol sniffer.
+  guardConnections({
+    server: dual.server,
+    limits: config.connections,
+    events: {
+      rejected: (reason) =>
+        metrics.increment("cursor_gateway_connections_rejected_total", { reason }),
+      timedOut: (kind) => metrics.increment("cursor_gateway_connection_timeouts_total", { kind }),
+    },
+  });
   return finishStart({ app, service, store, models, simulatedProviderURL, config, wire, dual });
 }
 
@@ -235,6 +268,24 @@ async function finishStart({
         await store.close();
       })();
       return closed;
+    },
+  };
+}
+
+/** pino options whose every written line passes through the redactor (whatever was logged). */
+function redactedLogger(logger: boolean | object, redactor: SecretRedactor): boolean | object {
+  if (logger === false) return false;
+  // A pino instance redacts through its own hook (`createGatewayLogger({ redactor })`).
+  if (typeof (logger as { child?: unknown }).child === "function") return logger;
+  const base = (logger === true ? {} : logger) as {
+    hooks?: { streamWrite?: (line: string) => string };
+  };
+  const inner = base.hooks?.streamWrite;
+  return {
+    ...base,
+    hooks: {
+      ...base.hooks,
+      streamWrite: (line: string) => redactor.redact(inner === undefined ? line : inner(line)),
     },
   };
 }

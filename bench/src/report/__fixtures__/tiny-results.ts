@@ -68,6 +68,7 @@ export function tinyResults(): BenchResults {
       memoryConversations: 2,
       storeClients: 2,
       storeTurns: 3,
+      isolation: { largeTurns: 2, imageMiB: 1, samples: 3 },
     },
     machine: {
       node: "20.0.0",
@@ -223,5 +224,24 @@ export function tinyResults(): BenchResults {
         },
       ],
     },
+    isolation: [
+      {
+        build: "this build",
+        largeTurns: 2,
+        imageMiB: 1,
+        largeHistoryBytes: 2_800_000,
+        samples: 3,
+        smallAloneP50Ms: 1.1,
+        smallAloneP95Ms: 1.5,
+        smallBesideP50Ms: 1.4,
+        smallBesideP95Ms: 2.5,
+        smallBesideMaxMs: 3,
+        healthAloneP50Ms: 0.4,
+        healthBesideP50Ms: 0.6,
+        healthBesideP95Ms: 1.2,
+        healthBesideMaxMs: 2,
+        largeReads: 9,
+      },
+    ],
   };
 }

@@ -70,14 +70,23 @@ export function createWireHttpHandler({
   wire,
   logger,
   disabledReason,
+  redactor,
 }: {
   wire: CursorWire;
   logger: WireLogger;
   disabledReason?: string;
+  /** The gateway's redaction path: it learns the IDE's session token of every request. */
+  redactor?: { register(secret: string): void };
 }): WireHttpHandler {
   async function handle(request: AnyRequest, response: AnyResponse): Promise<void> {
     const route = wireRouteOf(request.url);
     if (route === undefined) throw new Error(`not a wire route: ${request.url}`);
+    // The wire never sees the IDE's Cursor session token; should any text quote it anyway (an
+    // error, a log line), the redactor knows it.
+    const authorization = request.headers.authorization;
+    if (redactor !== undefined && typeof authorization === "string") {
+      redactor.register(authorization.replace(/^Bearer\s+/i, "").trim());
+    }
     const refusal = refuse(request, route, disabledReason);
     if (refusal !== undefined) {
       // The body is read to its end so an HTTP/1.1 connection stays usable.

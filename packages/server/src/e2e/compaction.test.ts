@@ -26,6 +26,45 @@ function epochs(requests: readonly RecordedRequest[]): RecordedRequest[][] {
 }
 
 describe.each(wireApis)("compaction through %s", (api) => {
+  it("a first turn larger than the context budget is refused: no summariser over nothing, nothing stored", async () => {
+    const provider = await startScriptedProvider();
+    const gateway = await startInProcessGateway({
+      api,
+      provider,
+      dataDir: folders.create(),
+      extra: { CURSOR_GATEWAY_CONTEXT_WINDOW: "25000" },
+    });
+    try {
+      provider.reply = { type: "text", text: "never sent" };
+      const huge = userTurn({
+        conversationId: "too-large",
+        turn: 1,
+        text: "Explain every line of this file. ".repeat(2500),
+      });
+      const result = await streamRun(gateway.url, huge);
+      const ended = runEnded(result.events);
+      expect(ended.reason).toBe("failed");
+      expect(ended.error?.code).toBe("turn_too_large");
+      expect(eventNames(result.events)).toEqual(["run.started", "run.ended"]);
+      expect(provider.fake.requests).toHaveLength(0);
+      // Nothing was stored: no epoch 1 a cancel could not undo, no conversation at all.
+      expect((await conversationView(gateway.url, "too-large")).summary.status).toBe(404);
+      // A turn that fits starts the conversation normally, in epoch 0.
+      provider.reply = { type: "text", text: "Fine." };
+      const small = await streamRun(
+        gateway.url,
+        userTurn({ conversationId: "too-large", turn: 2 }),
+      );
+      expect(runEnded(small.events)).toEqual({ reason: "completed" });
+      expect((await conversationView(gateway.url, "too-large")).summary.body).toMatchObject({
+        epoch: 0,
+      });
+    } finally {
+      await gateway.close();
+      await provider.fake.close();
+    }
+  });
+
   it("automatic, when the budget is exceeded: an explicit prefix reset, append-only within each epoch", async () => {
     const provider = await startScriptedProvider();
     // A 25 000-token window leaves a 5 000-token budget (20 000 are reserved): the 12-turn

@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresTestURL, postgresTitleSuffix } from "../store/postgres-test-database.js";
 import { agentScript } from "./agent-script.js";
 import type { ScriptRequest } from "./agent-script.js";
-import { gatewayEnvironment, temporaryFolders, testProviderKey } from "./e2e-environment.js";
+import {
+  gatewayEnvironment,
+  temporaryFolders,
+  testCheckpointSecret,
+  testProviderKey,
+} from "./e2e-environment.js";
 import { conversationView, userTurn, verifyConversation } from "./e2e-helpers.js";
 import { e2eStores } from "./e2e-stores.js";
 import type { E2eStore } from "./e2e-stores.js";
@@ -87,6 +92,8 @@ describe.skipIf(postgresTestURL === undefined)(
         const single = await startInProcessGateway({
           provider: referenceProvider,
           dataDir: folders.create(),
+          // The deployment's secret: the prompt-cache scope of a tenant is derived from it.
+          extra: { CURSOR_GATEWAY_CHECKPOINT_SECRET: testCheckpointSecret },
         });
         try {
           for (const request of script) {

@@ -1,5 +1,9 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGatewayClient } from "../client/gateway-client.js";
+import { loadConfig } from "../config.js";
+import { startGateway } from "../start-gateway.js";
 import { agentScript } from "./agent-script.js";
 import { gatewayEnvironment, temporaryFolders, testProviderKey } from "./e2e-environment.js";
 import { conversationView, userTurn, verifyConversation } from "./e2e-helpers.js";
@@ -75,6 +79,33 @@ describe("start-up", () => {
       expect(keyless.output).toContain("CURSOR_GATEWAY_PROVIDER=anthropic needs ANTHROPIC_API_KEY");
     },
   );
+
+  it(
+    "refuses a data folder whose checkpoint-secret file is empty or short, as a short variable",
+    { timeout: 60_000 },
+    async () => {
+      for (const content of ["", "short-secret\n"]) {
+        const dataDir = folders.create();
+        writeFileSync(join(dataDir, "checkpoint-secret"), content, { mode: 0o600 });
+        const refused = await expectGatewayRefusal({
+          CURSOR_GATEWAY_PROVIDER: "simulated",
+          CURSOR_GATEWAY_DATA_DIR: dataDir,
+        });
+        expect(refused.exit).toEqual({ code: 2, signal: null });
+        expect(refused.output).toContain(
+          `${join(dataDir, "checkpoint-secret")}: the checkpoint secret holds`,
+        );
+        expect(readFileSync(join(dataDir, "checkpoint-secret"), "utf8")).toBe(content);
+      }
+      const short = await expectGatewayRefusal({
+        CURSOR_GATEWAY_PROVIDER: "simulated",
+        CURSOR_GATEWAY_DATA_DIR: folders.create(),
+        CURSOR_GATEWAY_CHECKPOINT_SECRET: "short-secret",
+      });
+      expect(short.exit).toEqual({ code: 2, signal: null });
+      expect(short.output).toContain("CURSOR_GATEWAY_CHECKPOINT_SECRET: at least 32 characters");
+    },
+  );
 });
 
 describe("the simulated provider", () => {
@@ -87,6 +118,8 @@ describe("the simulated provider", () => {
         expect(simulated.output()).toMatch(
           /listening on http:\/\/127\.0\.0\.1:\d+ — provider simulated, model simulated-model/,
         );
+        // Its fake provider is private: the ready line names the gateway's URL only.
+        expect(simulated.output().match(/http:\/\/[^\s,]+/g)).toEqual([simulated.url]);
         const result = await streamRun(
           simulated.url,
           userTurn({ conversationId: "offline", turn: 1 }),
@@ -99,6 +132,42 @@ describe("the simulated provider", () => {
       }
     },
   );
+
+  it("answers nobody but the gateway: every route needs its random token, no control routes", async () => {
+    const running = await startGateway({
+      config: loadConfig({
+        CURSOR_GATEWAY_HOST: "127.0.0.1",
+        CURSOR_GATEWAY_PORT: "0",
+        CURSOR_GATEWAY_PROVIDER: "simulated",
+        CURSOR_GATEWAY_DATA_DIR: folders.create(),
+      }),
+    });
+    try {
+      const fakeURL = running.simulatedProviderURL!;
+      expect(fakeURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const attempts: Record<string, string>[] = [
+        {},
+        { authorization: "Bearer guessed" },
+        { "x-api-key": "guessed" },
+      ];
+      for (const headers of attempts) {
+        for (const path of ["/_fake/requests", "/_fake/stats"]) {
+          expect((await fetch(`${fakeURL}${path}`, { headers })).status).toBe(401);
+        }
+        const forged = await fetch(`${fakeURL}/v1/responses`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify({ model: "simulated-model", input: "hi" }),
+        });
+        expect(forged.status).toBe(401);
+      }
+      // The gateway itself holds the token: its turn is answered.
+      const result = await streamRun(running.url, userTurn({ conversationId: "private", turn: 1 }));
+      expect(runEnded(result.events)).toEqual({ reason: "completed" });
+    } finally {
+      await running.close();
+    }
+  });
 });
 
 describe("a running gateway", () => {

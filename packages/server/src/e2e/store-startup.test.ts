@@ -90,7 +90,7 @@ describe.skipIf(postgresTestURL === undefined)(
       const refusal = await expectGatewayRefusal(environment);
       expect(refusal.exit).toEqual({ code: 1, signal: null });
       expect(refusal.output).toContain(
-        "has schema version 99, newer than this gateway knows (3); upgrade the gateway",
+        "has schema version 99, newer than this gateway knows (4); upgrade the gateway",
       );
       expect(await store.dump()).toBe(before);
     });

@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import Fastify from "fastify";
 import type {
   FastifyBaseLogger,
@@ -11,6 +12,8 @@ import { createAuthenticator } from "./auth.js";
 import type { Tenant } from "./auth.js";
 import { conversationErrorResponse } from "./conversation-error-response.js";
 import { HttpError, sendHttpError } from "./http-error.js";
+import { defaultConnectionLimits } from "./connection-limits.js";
+import type { ConnectionLimits } from "./connection-limits.js";
 import { GatewayLogController } from "./request-log.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { sseRunSink } from "./sse-run-sink.js";
@@ -32,6 +35,8 @@ export interface BuildAppOptions {
   readonly metrics: GatewayMetrics;
   /** A pino logger (see `createGatewayLogger`), pino options for Fastify, or `false` for none. */
   readonly logger?: boolean | object | FastifyBaseLogger;
+  /** The port's connection limits (the SSE heartbeat follows its idle timeout). */
+  readonly connections?: ConnectionLimits;
   /**
    * The HTTP server the app runs on (Fastify's `serverFactory`); the gateway's serves the Cursor
    * wire's routes and HTTP/2 beside the JSON contract. Default: Fastify's own HTTP/1.1 server.
@@ -105,6 +110,23 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     request.tenant = tenant;
   });
 
+  // Error bodies are diagnostics that may quote a provider's text: redacted like every other
+  // byte that leaves (run events are redacted by the service, which every front door uses).
+  app.addHook("onSend", async (_request, reply, payload) =>
+    reply.statusCode >= 400 && typeof payload === "string"
+      ? options.service.redactor.redact(payload)
+      : payload,
+  );
+
+  // The idle timeout is the client's: it runs while a request is awaited or being received, not
+  // while the gateway works on one it has whole (a provider SDK loading, a store lock). Node
+  // restores it (through the keep-alive timeout) once the response is sent. An h2c connection
+  // carries several streams at once and its idle timer is the raw socket's, which only the
+  // connection's traffic moves (event streams send heartbeats): it is left running.
+  app.addHook("preHandler", async (request) => {
+    if (request.raw.httpVersionMajor !== 2) request.raw.socket?.setTimeout(0);
+  });
+
   app.addHook("onResponse", async (request, reply) => {
     options.metrics.increment("cursor_gateway_http_requests_total", {
       route: request.routeOptions.url ?? "unmatched",
@@ -167,7 +189,19 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     sendHttpError(reply, new HttpError("not_found", `no route ${request.method} ${request.url}`)),
   );
 
-  app.get("/healthz", async () => ({ ok: true }));
+  // Healthy when the store can serve (reads and writes), not merely when the process answers.
+  app.get("/healthz", async (request, reply) => {
+    try {
+      await options.service.checkHealth();
+      return { ok: true };
+    } catch (error) {
+      request.log.error({ err: error }, "health check failed");
+      return reply.code(503).send({
+        ok: false,
+        error: { code: "unavailable", message: (error as Error).message },
+      });
+    }
+  });
 
   app.get("/metrics", async (_request, reply) =>
     reply.type("text/plain; version=0.0.4").send(options.metrics.render()),
@@ -183,7 +217,9 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     const prepared = await options.service.prepareRun({ tenant, body: request.body });
     // From here on errors travel inside the stream (run.ended failed).
     reply.hijack();
-    const stream = new SseStream(reply.raw);
+    const stream = new SseStream(reply.raw, {
+      heartbeatMs: (options.connections ?? defaultConnectionLimits).sseHeartbeatMs,
+    });
     const sink = sseRunSink({
       stream,
       checkpoint: ({ head, promptSpecDigest }) =>
@@ -214,9 +250,12 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     return options.service.summary({ tenant: request.tenant!, conversationId: id });
   });
 
-  app.get("/v1/conversations/:id/history", async (request) => {
+  app.get("/v1/conversations/:id/history", async (request, reply) => {
     const id = conversationIdParam(request);
-    return options.service.history({ tenant: request.tenant!, conversationId: id });
+    // Streamed from the store's verified bytes: a history of large images is sent a piece at a
+    // time, never decoded, so it does not hold up anyone else's request.
+    const json = await options.service.historyJson({ tenant: request.tenant!, conversationId: id });
+    return reply.type("application/json; charset=utf-8").send(Readable.from(json));
   });
 
   app.get(

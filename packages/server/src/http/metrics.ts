@@ -20,6 +20,14 @@ export class GatewayMetrics {
     );
     this.#define("cursor_gateway_output_tokens_total", "Output tokens produced by providers");
     this.#define("cursor_gateway_compactions_total", "Compactions by reason");
+    this.#define(
+      "cursor_gateway_connections_rejected_total",
+      "Connections closed on accept, by reason (a client over its connection cap)",
+    );
+    this.#define(
+      "cursor_gateway_connection_timeouts_total",
+      "Connections closed because nothing moved on them for the idle timeout",
+    );
   }
 
   #define(name: string, help: string): void {

@@ -1,12 +1,28 @@
 import type { ServerResponse } from "node:http";
 
-/** Writes `event: <name>` + `data: <json>` frames to one response (docs/http-contract.md). */
+/**
+ * Writes `event: <name>` + `data: <json>` frames to one response (docs/http-contract.md). With
+ * `heartbeatMs`, a comment line (`: keep-alive`, which SSE clients ignore) goes out whenever
+ * nothing else did for that long: a model thinking for minutes never leaves the connection idle,
+ * so the gateway's idle timeout (and any proxy's) never cuts a live stream.
+ */
 export class SseStream {
   readonly #response: ServerResponse;
   #ended = false;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #wrote = false;
 
-  constructor(response: ServerResponse) {
+  constructor(response: ServerResponse, { heartbeatMs }: { heartbeatMs?: number } = {}) {
     this.#response = response;
+    if (heartbeatMs !== undefined && heartbeatMs > 0) {
+      this.#heartbeat = setInterval(() => {
+        if (!this.connected) return;
+        if (!this.#wrote) this.#response.write(": keep-alive\n\n");
+        this.#wrote = false;
+      }, heartbeatMs);
+      this.#heartbeat.unref();
+      response.once("close", () => clearInterval(this.#heartbeat));
+    }
     response.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache, no-transform",
@@ -23,12 +39,14 @@ export class SseStream {
 
   send(event: string, data: unknown): void {
     if (!this.connected) return;
+    this.#wrote = true;
     this.#response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
+    clearInterval(this.#heartbeat);
     if (!this.#response.destroyed) this.#response.end();
   }
 }

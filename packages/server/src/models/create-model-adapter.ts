@@ -17,14 +17,14 @@ export const anthropicThinkingBudgets: Record<Exclude<ModelEffort, "none">, numb
  * The provider adapter of one catalog entry. The key goes to the provider package and nowhere
  * else. Each provider package (and its SDK) is loaded only when an entry first needs it: a
  * gateway start, and so a restart after a crash, does not pay for SDKs it never calls.
- * `simulatedBaseURL` is the gateway's in-process fake provider (for `simulated` entries).
+ * `simulated` is the gateway's in-process fake provider (for `simulated` entries).
  */
 export async function createModelAdapter({
   entry,
-  simulatedBaseURL,
+  simulated,
 }: {
   entry: ModelConfig;
-  simulatedBaseURL: () => Promise<string>;
+  simulated: () => Promise<{ readonly openaiBaseURL: string; readonly accessToken: string }>;
 }): Promise<ProviderAdapter> {
   const connection = {
     ...(entry.apiKey === undefined ? {} : { apiKey: entry.apiKey }),
@@ -75,13 +75,13 @@ export async function createModelAdapter({
     case "simulated": {
       // The testkit's fake OpenAI Responses server with its prefix-cache simulation: everything
       // works offline, usage shows real cache behaviour.
-      const [{ createOpenAIResponsesAdapter }, baseURL] = await Promise.all([
+      const [{ createOpenAIResponsesAdapter }, fake] = await Promise.all([
         import("@cursor/provider-openai-responses"),
-        simulatedBaseURL(),
+        simulated(),
       ]);
       return createOpenAIResponsesAdapter({
-        apiKey: "simulated",
-        baseURL,
+        apiKey: fake.accessToken,
+        baseURL: fake.openaiBaseURL,
         ...(entry.effort === undefined ? {} : { reasoningEffort: entry.effort }),
       });
     }

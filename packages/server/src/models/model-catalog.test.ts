@@ -44,6 +44,7 @@ function catalog() {
       return {
         url: "http://127.0.0.1:1",
         openaiBaseURL: "http://127.0.0.1:1/v1",
+        accessToken: "simulated-access-token",
         close: async () => {
           closed += 1;
         },

@@ -30,6 +30,11 @@ export interface SimulatedProvider {
   readonly url: string;
   /** Its OpenAI-compatible API, what `simulated` entries call. */
   readonly openaiBaseURL: string;
+  /**
+   * What every call to it needs (its API and its control routes, which show every tenant's
+   * request bodies): random per start, so no other local process can use or read it.
+   */
+  readonly accessToken: string;
   close(): Promise<void>;
 }
 
@@ -100,7 +105,7 @@ export class ModelCatalog {
     if (adapter === undefined) {
       adapter = createModelAdapter({
         entry,
-        simulatedBaseURL: async () => (await this.simulated()).openaiBaseURL,
+        simulated: () => this.simulated(),
       });
       // A failed creation is not cached: the next request tries again.
       adapter.catch(() => this.#adapters.delete(entry.id));

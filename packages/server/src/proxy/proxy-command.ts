@@ -3,6 +3,7 @@ import { loadConfig, loadProxyConfig } from "../config.js";
 import type { GatewayConfig } from "../config.js";
 import { checkProviderKey } from "../setup/provider-key-check.js";
 import { createGatewayLogger } from "../logging/gateway-logger.js";
+import { createGatewayRedactor } from "../redaction/gateway-secrets.js";
 import { startGateway } from "../start-gateway.js";
 import { listenError } from "../startup-error.js";
 import { loadOrCreateProxyCa, proxyCaFolderName } from "./proxy-ca.js";
@@ -47,11 +48,15 @@ export async function runProxyCommand({
   const config = loadConfig(env);
   const proxyConfig = loadProxyConfig(env);
   const ca = await loadOrCreateProxyCa({ folder: join(proxyConfig.dataDir, proxyCaFolderName) });
+  // One redaction path: the logger's lines and everything the gateway sends.
+  const redactor = createGatewayRedactor(config);
   const gateway = await startGateway({
     config,
+    redactor,
     logger: createGatewayLogger({
       level: config.logLevel,
       ...(config.logFormat === undefined ? {} : { format: config.logFormat }),
+      redactor,
     }),
     behindCursorProxy: true,
   });

@@ -82,7 +82,11 @@ interface HeadWrite {
  */
 export type AppendMessagesInput = HeadWrite;
 
-/** Starts epoch `next.epoch`: `messages` are its whole history (a compaction's replacement). */
+/**
+ * Starts epoch `next.epoch`, any epoch after `expected.epoch` (a compaction's next one, or the
+ * later epoch of a verified client checkpoint the store catches up to): `messages` are its whole
+ * history.
+ */
 export type StartEpochInput = HeadWrite;
 
 /**
@@ -112,6 +116,23 @@ export interface ClientBlobsInput {
 }
 
 /**
+ * A conversation's current epoch as its stored bytes (`readHistory`), for serving the history
+ * without decoding it: each message's canonical JSON is exactly what its content address covers.
+ */
+export interface StoredHistoryBytes {
+  readonly epoch: number;
+  readonly headDigest: string;
+  readonly messageCount: number;
+  /**
+   * One item per message, in order: the pieces of its canonical JSON (a large message in pieces
+   * of about 1 MiB, read over several turns of the event loop), given only once all of it
+   * matched its content address. A message that does not fails the iteration with a `corrupt`
+   * StoreError.
+   */
+  readonly messages: AsyncIterable<readonly Uint8Array[]>;
+}
+
+/**
  * The persistence port of the gateway. Each operation says what it does and is one
  * transaction: a turn's messages are stored all or none, a new epoch replaces the history all or
  * none. Narrow on purpose: a shared SQL database (PostgreSQL) implements the same calls so several
@@ -119,6 +140,12 @@ export interface ClientBlobsInput {
  */
 export interface GatewayStore {
   load(tenant: string, conversationId: string): Promise<StoredConversation | undefined>;
+  /**
+   * The current epoch's messages as stored bytes, verified, read incrementally: serving a large
+   * conversation never holds the event loop for long nor decodes a message, so it does not slow
+   * anyone else's requests. undefined when the conversation is not stored.
+   */
+  readHistory(tenant: string, conversationId: string): Promise<StoredHistoryBytes | undefined>;
   /** Cheap check used to decide whether a cached head is still current. */
   headVersion(tenant: string, conversationId: string): Promise<HeadVersion | undefined>;
   appendMessages(input: AppendMessagesInput): Promise<void>;
@@ -151,5 +178,20 @@ export interface GatewayStore {
   acknowledgedClientBlobs(input: ClientBlobsInput): Promise<ReadonlySet<string>>;
   /** Adds blobs the IDE now holds to the conversation's ledger (recording one twice is a no-op). */
   recordClientBlobs(input: ClientBlobsInput): Promise<void>;
+  /**
+   * Rewrites stored blobs that fail verification from verified copies: each message's canonical
+   * JSON must hash to its digest (checked here too). For a conversation whose stored state is
+   * damaged and a client that sent a checkpoint covering it; blobs that verify are left alone.
+   * Returns how many blobs were rewritten.
+   */
+  repairBlobs(input: {
+    readonly messages: readonly CanonicalMessage[];
+    readonly digests: readonly string[];
+  }): Promise<number>;
+  /**
+   * Resolves when the store can serve: it reads and writes. Throws a StoreError (`unavailable`)
+   * saying why not; what `/healthz` reports.
+   */
+  checkHealth(): Promise<void>;
   close(): Promise<void>;
 }

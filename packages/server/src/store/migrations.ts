@@ -7,7 +7,15 @@ export interface Migration {
   readonly version: number;
   readonly description: string;
   readonly sql: string;
+  /**
+   * The migration rebuilds a table other tables reference: it runs with foreign keys off (SQLite
+   * cannot turn them off inside a transaction), and every reference is checked after it.
+   */
+  readonly rebuildsReferencedTable?: boolean;
 }
+
+/** Blobs up to this size are stored in one row; larger ones in pieces of this size. */
+export const blobChunkBytes = 1024 * 1024;
 
 export const migrations: readonly Migration[] = [
   {
@@ -98,6 +106,51 @@ export const migrations: readonly Migration[] = [
         blob_id TEXT NOT NULL,         -- the wire's blob id (lowercase hex)
         PRIMARY KEY (tenant, conversation_id, blob_id)
       ) WITHOUT ROWID;
+    `,
+  },
+  {
+    version: 4,
+    description:
+      "large blobs in 1 MiB chunks, blob lookups that never read a large row (SQLite: a rowid blob table)",
+    rebuildsReferencedTable: true,
+    // A WITHOUT ROWID table keeps whole rows in its b-tree, interior cells included, and SQLite
+    // reads a cell's entire payload (overflow pages and all) to compare its key: after a few
+    // 20 MiB blobs, every lookup of a small blob read megabytes. In a rowid table the id index
+    // holds only ids; a blob's bytes are read when asked for, a large one piece by piece.
+    sql: `
+      CREATE TABLE blobs_v4 (
+        id TEXT NOT NULL PRIMARY KEY,  -- sha256 of the bytes (canonical JSON of a message)
+        size INTEGER NOT NULL,         -- bytes in all
+        chunk_count INTEGER NOT NULL,  -- 0: the bytes are in this row; else rows in blob_chunks
+        bytes BLOB                     -- NULL when chunked
+      );
+
+      CREATE TABLE blob_chunks (
+        blob_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,          -- 0, 1, ...: byte offset seq * ${blobChunkBytes}
+        bytes BLOB NOT NULL,
+        PRIMARY KEY (blob_id, seq)
+      );
+
+      INSERT INTO blobs_v4 (id, size, chunk_count, bytes)
+        SELECT id, length(bytes),
+               CASE WHEN length(bytes) > ${blobChunkBytes}
+                    THEN (length(bytes) + ${blobChunkBytes - 1}) / ${blobChunkBytes} ELSE 0 END,
+               CASE WHEN length(bytes) > ${blobChunkBytes} THEN NULL ELSE bytes END
+        FROM blobs;
+
+      INSERT INTO blob_chunks (blob_id, seq, bytes)
+        WITH RECURSIVE pieces (blob_id, seq, chunk_count) AS (
+          SELECT id, 0, chunk_count FROM blobs_v4 WHERE chunk_count > 0
+          UNION ALL
+          SELECT blob_id, seq + 1, chunk_count FROM pieces WHERE seq + 1 < chunk_count
+        )
+        SELECT pieces.blob_id, pieces.seq,
+               substr(blobs.bytes, pieces.seq * ${blobChunkBytes} + 1, ${blobChunkBytes})
+        FROM pieces JOIN blobs ON blobs.id = pieces.blob_id;
+
+      DROP TABLE blobs;
+      ALTER TABLE blobs_v4 RENAME TO blobs;
     `,
   },
 ];

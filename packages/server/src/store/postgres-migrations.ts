@@ -1,3 +1,4 @@
+import { blobChunkBytes } from "./migrations.js";
 import type { Migration } from "./migrations.js";
 
 /**
@@ -98,6 +99,35 @@ export const postgresMigrations: readonly Migration[] = [
         blob_id text NOT NULL,         -- the wire's blob id (lowercase hex)
         PRIMARY KEY (tenant, conversation_id, blob_id)
       );
+    `,
+  },
+  {
+    version: 4,
+    description:
+      "large blobs in 1 MiB chunks, blob lookups that never read a large row (SQLite: a rowid blob table)",
+    // PostgreSQL keeps large values out of line (TOAST) already; the chunks bound what one query
+    // result holds, which the client parses on the gateway's event loop.
+    sql: `
+      ALTER TABLE blobs ADD COLUMN size integer;
+      ALTER TABLE blobs ADD COLUMN chunk_count integer NOT NULL DEFAULT 0;
+      ALTER TABLE blobs ALTER COLUMN bytes DROP NOT NULL;
+      UPDATE blobs SET size = length(bytes);
+      ALTER TABLE blobs ALTER COLUMN size SET NOT NULL;
+
+      CREATE TABLE blob_chunks (
+        blob_id text NOT NULL,
+        seq integer NOT NULL,          -- 0, 1, ...: byte offset seq * ${blobChunkBytes}
+        bytes bytea NOT NULL,
+        PRIMARY KEY (blob_id, seq)
+      );
+
+      INSERT INTO blob_chunks (blob_id, seq, bytes)
+        SELECT id, piece, substring(bytes FROM piece * ${blobChunkBytes} + 1 FOR ${blobChunkBytes})
+        FROM blobs, generate_series(0, (length(bytes) - 1) / ${blobChunkBytes}) AS piece
+        WHERE length(bytes) > ${blobChunkBytes};
+      UPDATE blobs
+        SET chunk_count = (length(bytes) + ${blobChunkBytes - 1}) / ${blobChunkBytes}, bytes = NULL
+        WHERE length(bytes) > ${blobChunkBytes};
     `,
   },
 ];

@@ -1,4 +1,4 @@
-import { HistoryLog, createRuntimeMessage } from "@cursor/run";
+import { HistoryLog, canonicalJson, createRuntimeMessage, messageDigest } from "@cursor/run";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { HeadVersion } from "./gateway-store.js";
 import { migrations } from "./migrations.js";
@@ -34,6 +34,35 @@ describeStoreContract({
         await withDatabase(database.url, (client) =>
           client.query("UPDATE blobs SET bytes = $1", [bytes]),
         );
+      },
+      async tamperBlob({ id, bytes }) {
+        await withDatabase(database.url, (client) =>
+          client.query("UPDATE blobs SET bytes = $1 WHERE id = $2", [bytes, id]),
+        );
+      },
+      async tamperChunks({ seq, bytes }) {
+        await withDatabase(database.url, (client) =>
+          bytes === undefined
+            ? client.query("DELETE FROM blob_chunks WHERE seq = $1", [seq])
+            : client.query("UPDATE blob_chunks SET bytes = $1 WHERE seq = $2", [bytes, seq]),
+        );
+      },
+      async blobRows() {
+        return withDatabase(database.url, async (client) => {
+          const result = await client.query<{
+            id: string;
+            size: number;
+            chunkCount: number;
+            inline: boolean;
+          }>(
+            `SELECT id, size, chunk_count AS "chunkCount", bytes IS NOT NULL AS inline
+             FROM blobs ORDER BY id COLLATE "C"`,
+          );
+          return result.rows;
+        });
+      },
+      async breakStore() {
+        await withDatabase(database.url, (client) => client.query("DROP TABLE turns"));
       },
       async rowCount(table) {
         return withDatabase(database.url, async (client) => {
@@ -102,11 +131,11 @@ describe.skipIf(postgresTestURL === undefined)(`PostgresStore${postgresTitleSuff
 
   it("applies the migrations once when several processes start together", async () => {
     const stores = await Promise.all(Array.from({ length: 4 }, () => open()));
-    expect(await stores[0]!.schemaVersion()).toBe(3);
+    expect(await stores[0]!.schemaVersion()).toBe(4);
     const applied = await withDatabase(database.url, (client) =>
       client.query<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version"),
     );
-    expect(applied.rows.map((row) => row.version)).toEqual([1, 2, 3]);
+    expect(applied.rows.map((row) => row.version)).toEqual([1, 2, 3, 4]);
     // Each process has a liveness key of its own.
     expect(new Set(stores.map((store) => store.holder)).size).toBe(4);
   });
@@ -128,11 +157,75 @@ describe.skipIf(postgresTestURL === undefined)(`PostgresStore${postgresTitleSuff
       );
     });
     const store = await open();
-    expect(await store.schemaVersion()).toBe(3);
+    expect(await store.schemaVersion()).toBe(4);
     expect(await store.getRun({ ...conversation, runId: "r0" })).toEqual({
       runId: "r0",
       status: "completed",
     });
+  });
+
+  it("moves the large blobs of a schema 3 database into 1 MiB chunks (migration 4)", async () => {
+    const big = createRuntimeMessage({
+      eventId: "turn.big.0",
+      runtimeKind: "user-turn",
+      content: [{ type: "text", text: "x".repeat(3 * 1024 * 1024 + 17) }],
+    });
+    const messages = [runtime(1), big, runtime(2)];
+    const log = new HistoryLog({ messages });
+    await withDatabase(database.url, async (client) => {
+      await client.query(
+        "CREATE TABLE schema_migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+      );
+      for (const migration of postgresMigrations.filter((m) => m.version <= 3)) {
+        await client.query(migration.sql);
+        await client.query("INSERT INTO schema_migrations (version, description) VALUES ($1, $2)", [
+          migration.version,
+          migration.description,
+        ]);
+      }
+      // The rows a schema 3 gateway wrote: every blob whole in its row.
+      for (const [seq, message] of messages.entries()) {
+        const digest = messageDigest(message);
+        await client.query("INSERT INTO blobs (id, bytes) VALUES ($1, $2)", [
+          digest,
+          Buffer.from(canonicalJson(message)),
+        ]);
+        await client.query(
+          "INSERT INTO messages (tenant, conversation_id, epoch, seq, message_id, blob_id) VALUES ('t', 'c', 0, $1, $2, $3)",
+          [seq, message.id, digest],
+        );
+      }
+      await client.query(
+        "INSERT INTO conversations (tenant, conversation_id, epoch, message_count, head_digest) VALUES ('t', 'c', 0, 3, $1)",
+        [log.headDigest],
+      );
+    });
+    const store = await open();
+    expect(await store.schemaVersion()).toBe(4);
+    expect((await store.load("t", "c"))?.messages).toEqual(messages);
+    const layout = await withDatabase(database.url, async (client) => ({
+      blobs: (
+        await client.query<{ id: string; size: number; chunk_count: number; inline: boolean }>(
+          "SELECT id, size, chunk_count, bytes IS NOT NULL AS inline FROM blobs WHERE id = $1",
+          [messageDigest(big)],
+        )
+      ).rows,
+      chunks: (
+        await client.query<{ seq: number; size: number }>(
+          "SELECT seq, length(bytes) AS size FROM blob_chunks ORDER BY seq",
+        )
+      ).rows,
+    }));
+    const size = canonicalJson(big).length;
+    expect(layout.blobs).toEqual([{ id: messageDigest(big), size, chunk_count: 4, inline: false }]);
+    expect(layout.chunks).toEqual([
+      { seq: 0, size: 1024 * 1024 },
+      { seq: 1, size: 1024 * 1024 },
+      { seq: 2, size: 1024 * 1024 },
+      { seq: 3, size: size - 3 * 1024 * 1024 },
+    ]);
+    await appendTurn(store, log, version(log));
+    expect((await store.load("t", "c"))?.messages).toHaveLength(4);
   });
 
   it("refuses a database newer than this gateway, and changes nothing in it", async () => {
@@ -149,7 +242,7 @@ describe.skipIf(postgresTestURL === undefined)(`PostgresStore${postgresTitleSuff
     );
     expect(StoreError.isInstance(refusal) && refusal.reason).toBe("migration");
     expect((refusal as Error).message).toMatch(
-      /schema version 99, newer than this gateway knows \(3\); upgrade the gateway/,
+      /schema version 99, newer than this gateway knows \(4\); upgrade the gateway/,
     );
     expect(await dumpPostgres(database.url)).toBe(before);
   });

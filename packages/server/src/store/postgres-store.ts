@@ -1,4 +1,5 @@
-import { randomInt } from "node:crypto";
+import { createHash, randomInt } from "node:crypto";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { Client as PgClient, DatabaseError, Pool, TypeOverrides } from "pg";
 import type { PoolClient, PoolConfig } from "pg";
 import { InvalidHistoryError, canonicalJson, decodeCanonicalMessage } from "@cursor/run";
@@ -12,9 +13,11 @@ import type {
   RecordRunInput,
   StartEpochInput,
   StoredConversation,
+  StoredHistoryBytes,
   StoredRun,
   StoredTurn,
 } from "./gateway-store.js";
+import { blobChunkBytes } from "./migrations.js";
 import { postgresMigrations } from "./postgres-migrations.js";
 import { StoreError } from "./store-error.js";
 
@@ -57,6 +60,17 @@ interface ConversationRow {
   prompt_spec_input: string | null;
 }
 
+/** A message row of the current epoch and where its blob's bytes are. */
+interface MessageBlobRow {
+  message_id: string;
+  blob_id: string;
+  /** NULL when the blob row is missing. */
+  size: number | null;
+  chunk_count: number | null;
+  /** The bytes of an unchunked blob (NULL for a chunked one). */
+  bytes: Buffer | null;
+}
+
 interface RunRow {
   run_id: string;
   status: StoredRun["status"];
@@ -96,6 +110,7 @@ export class PostgresStore implements GatewayStore {
   readonly #holder: number;
   #liveness: PgClient | undefined;
   #closed = false;
+  #health: { readonly at: number; readonly result: Promise<void> } | undefined;
 
   private constructor({
     pool,
@@ -192,28 +207,26 @@ export class PostgresStore implements GatewayStore {
   }
 
   async load(tenant: string, conversationId: string): Promise<StoredConversation | undefined> {
-    // One snapshot: the head row, its messages and its turns as of the same commit.
+    // One snapshot: the head row, its messages (small blobs' bytes with them, a large blob's
+    // chunks one query each) and its turns as of the same commit.
     return this.#transaction(
       async (client) => {
-        const head = await client.query<ConversationRow>({
-          name: "cgw-load-head",
-          text: `SELECT ${conversationColumns} FROM conversations WHERE tenant = $1 AND conversation_id = $2`,
-          values: [tenant, conversationId],
-        });
-        const row = head.rows[0];
-        if (row === undefined) return undefined;
-        const stored = await client.query<{ message_id: string; blob_id: string; bytes: Buffer }>({
-          name: "cgw-load-messages",
-          text: `SELECT m.message_id, m.blob_id, b.bytes FROM messages m JOIN blobs b ON b.id = m.blob_id
-                 WHERE m.tenant = $1 AND m.conversation_id = $2 AND m.epoch = $3 ORDER BY m.seq`,
-          values: [tenant, conversationId, row.epoch],
-        });
-        const messages = stored.rows.map((r) => decodeMessage(r));
-        if (messages.length !== row.message_count) {
-          throw new StoreError({
-            reason: "corrupt",
-            message: `conversation ${conversationId}: ${messages.length} messages stored, head says ${row.message_count}`,
-          });
+        const head = await headRow(client, tenant, conversationId);
+        if (head === undefined) return undefined;
+        const rows = await messageRows(client, { tenant, conversationId, row: head });
+        const messages: CanonicalMessage[] = [];
+        let sinceTurn = 0;
+        for (const messageRow of rows) {
+          const bytes =
+            messageRow.bytes ??
+            Buffer.concat(await blobPieces(client, messageRow, { verify: false }));
+          // One hash per message (in the decode): its bytes against its content address.
+          messages.push(decodeMessage({ ...messageRow, bytes }));
+          sinceTurn += bytes.byteLength;
+          if (sinceTurn >= blobChunkBytes) {
+            sinceTurn = 0;
+            await nextTurn();
+          }
         }
         const turns = await client.query<{ record: string }>({
           name: "cgw-load-turns",
@@ -223,13 +236,42 @@ export class PostgresStore implements GatewayStore {
         return storedConversation({
           tenant,
           conversationId,
-          row,
+          row: head,
           messages,
           turns: turns.rows.map((r) => JSON.parse(r.record) as JsonValue),
         });
       },
       { readOnly: true },
     );
+  }
+
+  async readHistory(
+    tenant: string,
+    conversationId: string,
+  ): Promise<StoredHistoryBytes | undefined> {
+    // The head and its message rows in one snapshot; blobs never change once written (a repair
+    // rewrites the same bytes), so their chunks are read afterwards, each on its own.
+    const snapshot = await this.#transaction(
+      async (client) => {
+        const head = await headRow(client, tenant, conversationId);
+        return head === undefined
+          ? undefined
+          : { head, rows: await messageRows(client, { tenant, conversationId, row: head }) };
+      },
+      { readOnly: true },
+    );
+    if (snapshot === undefined) return undefined;
+    const pool = this.#pool;
+    return {
+      epoch: snapshot.head.epoch,
+      headDigest: snapshot.head.head_digest,
+      messageCount: snapshot.head.message_count,
+      messages: (async function* () {
+        for (const messageRow of snapshot.rows) {
+          yield await blobPieces(pool, messageRow, { verify: true });
+        }
+      })(),
+    };
   }
 
   async headVersion(tenant: string, conversationId: string): Promise<HeadVersion | undefined> {
@@ -265,7 +307,8 @@ export class PostgresStore implements GatewayStore {
 
   async startEpoch(input: StartEpochInput): Promise<void> {
     checkWrite(input, {
-      epochMatches: input.expected === null || input.next.epoch === input.expected.epoch + 1,
+      // Any later epoch: a compaction's next one, or a verified client checkpoint's.
+      epochMatches: input.expected === null || input.next.epoch > input.expected.epoch,
       firstSeq: 0,
     });
     await this.#transaction(async (client) => {
@@ -466,6 +509,85 @@ export class PostgresStore implements GatewayStore {
       text: "DELETE FROM run_locks WHERE tenant = $1 AND conversation_id = $2 AND run_id = $3 AND holder = $4",
       values: [tenant, conversationId, runId, this.#holder],
     });
+  }
+
+  async repairBlobs({
+    messages,
+    digests,
+  }: {
+    messages: readonly CanonicalMessage[];
+    digests: readonly string[];
+  }): Promise<number> {
+    if (messages.length !== digests.length) {
+      throw new StoreError({
+        reason: "invalid-write",
+        message: "every repaired message needs its digest",
+      });
+    }
+    let repaired = 0;
+    for (const [index, message] of messages.entries()) {
+      const digest = digests[index]!;
+      const bytes = Buffer.from(encoder.encode(canonicalJson(message)));
+      if (createHash("sha256").update(bytes).digest("hex") !== digest) {
+        throw new StoreError({
+          reason: "invalid-write",
+          message: `message ${message.id} does not hash to ${digest}: not a verified copy`,
+        });
+      }
+      const found = await this.#pool.query<{
+        size: number;
+        chunk_count: number;
+        bytes: Buffer | null;
+      }>({
+        name: "cgw-blob-row",
+        text: "SELECT size, chunk_count, bytes FROM blobs WHERE id = $1",
+        values: [digest],
+      });
+      const row = found.rows[0];
+      const stored =
+        row === undefined
+          ? undefined
+          : await blobPieces(
+              this.#pool,
+              { message_id: message.id, blob_id: digest, ...row },
+              { verify: false },
+            ).catch(() => undefined);
+      if (stored !== undefined && Buffer.concat(stored).equals(bytes)) continue;
+      await this.#transaction((client) => writeBlob(client, { id: digest, bytes, replace: true }));
+      repaired += 1;
+    }
+    return repaired;
+  }
+
+  async checkHealth(): Promise<void> {
+    // Probes are coalesced for a second: an unauthenticated /healthz cannot make the database
+    // work more than that.
+    const now = Date.now();
+    if (this.#health === undefined || now - this.#health.at >= 1_000) {
+      this.#health = { at: now, result: this.#probe() };
+    }
+    return this.#health.result;
+  }
+
+  async #probe(): Promise<void> {
+    try {
+      await this.#transaction(async (client) => {
+        // A database that hangs is one that cannot serve.
+        await client.query("SET LOCAL statement_timeout = 5000");
+        // The tables every request reads, and a committed write (a read-only database, a full
+        // disk, a revoked grant shows here).
+        await client.query(healthReadSql);
+        await client.query(
+          "UPDATE schema_migrations SET applied_at = applied_at WHERE version = (SELECT MAX(version) FROM schema_migrations)",
+        );
+      });
+    } catch (error) {
+      throw new StoreError({
+        reason: "unavailable",
+        message: `the PostgreSQL database at ${databaseLabel(this.#options.url)} cannot serve: ${redactURL(error instanceof Error ? error.message : String(error), this.#options.url)}`,
+        cause: error,
+      });
+    }
   }
 
   async acknowledgedClientBlobs({
@@ -704,14 +826,19 @@ async function insertMessages(
     if (!blobs.has(digest)) blobs.set(digest, Buffer.from(encoder.encode(canonicalJson(message))));
   });
   const sorted = [...blobs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  for (let start = 0; start < sorted.length; start += rowsPerStatement) {
-    const chunk = sorted.slice(start, start + rowsPerStatement);
+  const small = sorted.filter(([, bytes]) => bytes.byteLength <= blobChunkBytes);
+  for (let start = 0; start < small.length; start += rowsPerStatement) {
+    const rows = small.slice(start, start + rowsPerStatement);
     // Each blob a parameter of its own: the bytes travel in binary, not as array text.
     await client.query(
-      `INSERT INTO blobs (id, bytes) VALUES ${chunk.map((_, i) => `($${2 * i + 1}, $${2 * i + 2})`).join(", ")}
+      `INSERT INTO blobs (id, size, chunk_count, bytes)
+       VALUES ${rows.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}, 0, $${3 * i + 3})`).join(", ")}
        ON CONFLICT (id) DO NOTHING`,
-      chunk.flatMap(([id, bytes]) => [id, bytes]),
+      rows.flatMap(([id, bytes]) => [id, bytes.byteLength, bytes]),
     );
+  }
+  for (const [id, bytes] of sorted) {
+    if (bytes.byteLength > blobChunkBytes) await writeBlob(client, { id, bytes, replace: false });
   }
   await client.query({
     name: "cgw-insert-messages",
@@ -728,6 +855,144 @@ async function insertMessages(
     ],
   });
 }
+
+/**
+ * Writes a blob's row, and its chunks when it is over `blobChunkBytes`. Without `replace`, a
+ * blob that exists is left alone (it is content-addressed: another writer stored the same
+ * bytes; a concurrent writer of the same blob waits on its row here, then writes nothing).
+ */
+async function writeBlob(
+  client: PoolClient,
+  { id, bytes, replace }: { id: string; bytes: Buffer; replace: boolean },
+): Promise<void> {
+  const chunkCount =
+    bytes.byteLength <= blobChunkBytes ? 0 : Math.ceil(bytes.byteLength / blobChunkBytes);
+  const written = await client.query({
+    name: replace ? "cgw-replace-blob" : "cgw-insert-blob",
+    text: `INSERT INTO blobs (id, size, chunk_count, bytes) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (id) ${replace ? "DO UPDATE SET size = excluded.size, chunk_count = excluded.chunk_count, bytes = excluded.bytes" : "DO NOTHING"}`,
+    values: [id, bytes.byteLength, chunkCount, chunkCount === 0 ? bytes : null],
+  });
+  if (written.rowCount !== 1) return;
+  if (replace) {
+    await client.query({
+      name: "cgw-delete-blob-chunks",
+      text: "DELETE FROM blob_chunks WHERE blob_id = $1",
+      values: [id],
+    });
+  }
+  for (let seq = 0; seq < chunkCount; seq += 1) {
+    await client.query({
+      name: "cgw-insert-blob-chunk",
+      text: "INSERT INTO blob_chunks (blob_id, seq, bytes) VALUES ($1, $2, $3)",
+      values: [id, seq, bytes.subarray(seq * blobChunkBytes, (seq + 1) * blobChunkBytes)],
+    });
+  }
+}
+
+async function headRow(
+  client: Pick<PoolClient, "query">,
+  tenant: string,
+  conversationId: string,
+): Promise<ConversationRow | undefined> {
+  const head = await client.query<ConversationRow>({
+    name: "cgw-load-head",
+    text: `SELECT ${conversationColumns} FROM conversations WHERE tenant = $1 AND conversation_id = $2`,
+    values: [tenant, conversationId],
+  });
+  return head.rows[0];
+}
+
+/**
+ * The current epoch's message rows in order (small blobs' bytes with them), checked against the
+ * head's message count.
+ */
+async function messageRows(
+  client: Pick<PoolClient, "query">,
+  { tenant, conversationId, row }: { tenant: string; conversationId: string; row: ConversationRow },
+): Promise<MessageBlobRow[]> {
+  const stored = await client.query<MessageBlobRow>({
+    name: "cgw-load-messages",
+    text: `SELECT m.message_id, m.blob_id, b.size, b.chunk_count,
+                  CASE WHEN b.chunk_count = 0 THEN b.bytes END AS bytes
+           FROM messages m LEFT JOIN blobs b ON b.id = m.blob_id
+           WHERE m.tenant = $1 AND m.conversation_id = $2 AND m.epoch = $3 ORDER BY m.seq`,
+    values: [tenant, conversationId, row.epoch],
+  });
+  if (stored.rows.length !== row.message_count) {
+    throw new StoreError({
+      reason: "corrupt",
+      message: `conversation ${conversationId}: ${stored.rows.length} messages stored, head says ${row.message_count}`,
+    });
+  }
+  return stored.rows;
+}
+
+/**
+ * A blob's bytes in pieces of at most `blobChunkBytes` (a chunked blob one query per piece, so no
+ * result the driver parses on the event loop is large); with `verify`, checked against its
+ * content address (and size) as read.
+ */
+async function blobPieces(
+  client: Pick<PoolClient, "query">,
+  row: MessageBlobRow,
+  { verify }: { verify: boolean },
+): Promise<Buffer[]> {
+  const corrupt = (why: string) =>
+    new StoreError({
+      reason: "corrupt",
+      message: `blob ${row.blob_id} (message ${row.message_id}) ${why}`,
+    });
+  if (row.size === null || row.chunk_count === null) throw corrupt("is missing");
+  const pieces: Buffer[] = [];
+  const hash = verify ? createHash("sha256") : undefined;
+  let size = 0;
+  const take = (piece: Buffer) => {
+    hash?.update(piece);
+    size += piece.byteLength;
+    pieces.push(piece);
+  };
+  if (row.chunk_count === 0) {
+    const stored =
+      row.bytes ??
+      (
+        await client.query<{ bytes: Buffer | null }>({
+          name: "cgw-blob-bytes",
+          text: "SELECT bytes FROM blobs WHERE id = $1",
+          values: [row.blob_id],
+        })
+      ).rows[0]?.bytes;
+    if (stored === null || stored === undefined) throw corrupt("has no bytes");
+    take(stored);
+  } else {
+    for (let seq = 0; seq < row.chunk_count; seq += 1) {
+      const chunk = await client.query<{ bytes: Buffer }>({
+        name: "cgw-blob-chunk",
+        text: "SELECT bytes FROM blob_chunks WHERE blob_id = $1 AND seq = $2",
+        values: [row.blob_id, seq],
+      });
+      const bytes = chunk.rows[0]?.bytes;
+      if (bytes === undefined) throw corrupt(`lacks chunk ${seq} of ${row.chunk_count}`);
+      take(bytes);
+      await nextTurn();
+    }
+  }
+  if (hash !== undefined && (size !== row.size || hash.digest("hex") !== row.blob_id)) {
+    throw corrupt("does not match its content address");
+  }
+  return pieces;
+}
+
+/** Reads one row's worth of every table the gateway serves from. */
+const healthReadSql = `SELECT
+  (SELECT COUNT(*) FROM (SELECT 1 FROM conversations LIMIT 1) AS t) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM messages LIMIT 1) AS t) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM blobs LIMIT 1) AS t) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM blob_chunks LIMIT 1) AS t) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM turns LIMIT 1) AS t) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM runs LIMIT 1) AS t) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM run_locks LIMIT 1) AS t) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM client_blobs LIMIT 1) AS t) AS rows`;
 
 /**
  * Adds turn records after the conversation's last, or rewrites one in place by event id (a

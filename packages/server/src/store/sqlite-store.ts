@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import Database from "better-sqlite3";
 import { InvalidHistoryError, canonicalJson, decodeCanonicalMessage } from "@cursor/run";
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
@@ -11,10 +13,11 @@ import type {
   RecordRunInput,
   StartEpochInput,
   StoredConversation,
+  StoredHistoryBytes,
   StoredRun,
   StoredTurn,
 } from "./gateway-store.js";
-import { migrations } from "./migrations.js";
+import { blobChunkBytes, migrations } from "./migrations.js";
 import { StoreError } from "./store-error.js";
 
 interface ConversationRow {
@@ -38,7 +41,21 @@ interface RunRow {
   final_text: string | null;
 }
 
+/** A message row of the current epoch and where its blob's bytes are. */
+interface MessageBlobRow {
+  message_id: string;
+  blob_id: string;
+  /** NULL when the blob row is missing. */
+  size: number | null;
+  chunk_count: number | null;
+  /** The bytes of an unchunked blob (NULL for a chunked one). */
+  bytes: Buffer | null;
+}
+
 const encoder = new TextEncoder();
+
+/** Work done on the event loop between two yields while reading or decoding large content. */
+const bytesPerTurn = blobChunkBytes;
 
 /**
  * A database file that SQLite cannot read (not a database, or damaged) as a `corrupt`
@@ -105,9 +122,12 @@ export class SqliteStore implements GatewayStore {
   readonly #db: Database.Database;
   readonly #now: () => number;
   readonly #statements!: ReturnType<typeof prepareStatements>;
+  readonly #path: string;
+  #health: { readonly at: number; readonly result: Promise<void> } | undefined;
 
   constructor({ path, now = Date.now }: { path: string; now?: () => number }) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.#path = path;
     this.#db = new Database(path);
     this.#now = now;
     try {
@@ -151,70 +171,173 @@ export class SqliteStore implements GatewayStore {
     }
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
-      this.#db.transaction(() => {
-        this.#db.exec(migration.sql);
-        this.#db
-          .prepare(
-            "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)",
-          )
-          .run(migration.version, migration.description, this.#now());
-      })();
+      // SQLite ignores this pragma inside a transaction: it is switched around it.
+      if (migration.rebuildsReferencedTable) this.#db.pragma("foreign_keys = OFF");
+      try {
+        this.#db.transaction(() => {
+          this.#db.exec(migration.sql);
+          if (migration.rebuildsReferencedTable) {
+            const broken = this.#db.pragma("foreign_key_check") as unknown[];
+            if (broken.length > 0) {
+              throw new StoreError({
+                reason: "migration",
+                message: `migration ${migration.version} left ${broken.length} broken references`,
+              });
+            }
+          }
+          this.#db
+            .prepare(
+              "INSERT INTO schema_migrations (version, description, applied_at) VALUES (?, ?, ?)",
+            )
+            .run(migration.version, migration.description, this.#now());
+        })();
+      } finally {
+        if (migration.rebuildsReferencedTable) this.#db.pragma("foreign_keys = ON");
+      }
     }
   }
 
   async load(tenant: string, conversationId: string): Promise<StoredConversation | undefined> {
-    return this.#db.transaction(() => {
+    // The head, its message rows (with the bytes of small blobs) and its turns in one snapshot;
+    // large blobs are read afterwards, piece by piece (blobs never change once written).
+    const snapshot = this.#db.transaction(() => {
       const row = this.#conversationRow(tenant, conversationId);
       if (row === undefined) return undefined;
-      const rows = this.#db
-        .prepare(
-          `SELECT m.message_id, m.blob_id, b.bytes FROM messages m JOIN blobs b ON b.id = m.blob_id
-           WHERE m.tenant = ? AND m.conversation_id = ? AND m.epoch = ? ORDER BY m.seq`,
-        )
-        .all(tenant, conversationId, row.epoch) as {
-        message_id: string;
-        blob_id: string;
-        bytes: Buffer;
-      }[];
-      const messages = rows.map((r) => this.#decodeMessage(r));
-      if (messages.length !== row.message_count) {
-        throw new StoreError({
-          reason: "corrupt",
-          message: `conversation ${conversationId}: ${messages.length} messages stored, head says ${row.message_count}`,
-        });
-      }
+      const rows = this.#messageRows(tenant, conversationId, row);
       const turns = (
         this.#db
           .prepare("SELECT record FROM turns WHERE tenant = ? AND conversation_id = ? ORDER BY seq")
           .all(tenant, conversationId) as { record: string }[]
       ).map((r) => JSON.parse(r.record) as JsonValue);
-      return {
-        tenant,
-        conversationId,
-        epoch: row.epoch,
-        messages,
-        headDigest: row.head_digest,
-        turns,
-        ...(row.last_run_id === null ? {} : { lastRunId: row.last_run_id }),
-        usage: {
-          inputTokens: row.input_tokens,
-          cachedInputTokens: row.cached_input_tokens,
-          cacheWriteTokens: row.cache_write_tokens,
-          outputTokens: row.output_tokens,
-        },
-        ...(row.last_input_tokens === null || row.last_input_message_count === null
-          ? {}
-          : {
-              lastInput: {
-                inputTokens: row.last_input_tokens,
-                messageCount: row.last_input_message_count,
-              },
-            }),
-        ...(row.prompt_spec_input === null
-          ? {}
-          : { promptSpecInput: JSON.parse(row.prompt_spec_input) as JsonValue }),
-      };
+      return { row, rows, turns };
     })();
+    if (snapshot === undefined) return undefined;
+    const { row, rows, turns } = snapshot;
+    const messages: CanonicalMessage[] = [];
+    let sinceTurn = 0;
+    for (const messageRow of rows) {
+      const bytes =
+        messageRow.bytes ?? Buffer.concat(await this.#blobPieces(messageRow, { verify: false }));
+      // One hash per message (in the decode): its bytes against its content address.
+      messages.push(this.#decodeMessage({ ...messageRow, bytes }));
+      sinceTurn += bytes.byteLength;
+      if (sinceTurn >= bytesPerTurn) {
+        sinceTurn = 0;
+        await nextTurn();
+      }
+    }
+    return {
+      tenant,
+      conversationId,
+      epoch: row.epoch,
+      messages,
+      headDigest: row.head_digest,
+      turns,
+      ...(row.last_run_id === null ? {} : { lastRunId: row.last_run_id }),
+      usage: {
+        inputTokens: row.input_tokens,
+        cachedInputTokens: row.cached_input_tokens,
+        cacheWriteTokens: row.cache_write_tokens,
+        outputTokens: row.output_tokens,
+      },
+      ...(row.last_input_tokens === null || row.last_input_message_count === null
+        ? {}
+        : {
+            lastInput: {
+              inputTokens: row.last_input_tokens,
+              messageCount: row.last_input_message_count,
+            },
+          }),
+      ...(row.prompt_spec_input === null
+        ? {}
+        : { promptSpecInput: JSON.parse(row.prompt_spec_input) as JsonValue }),
+    };
+  }
+
+  async readHistory(
+    tenant: string,
+    conversationId: string,
+  ): Promise<StoredHistoryBytes | undefined> {
+    const snapshot = this.#db.transaction(() => {
+      const row = this.#conversationRow(tenant, conversationId);
+      return row === undefined
+        ? undefined
+        : { row, rows: this.#messageRows(tenant, conversationId, row, { withBytes: false }) };
+    })();
+    if (snapshot === undefined) return undefined;
+    const { row, rows } = snapshot;
+    const pieces = (messageRow: MessageBlobRow) => this.#blobPieces(messageRow, { verify: true });
+    return {
+      epoch: row.epoch,
+      headDigest: row.head_digest,
+      messageCount: row.message_count,
+      messages: (async function* () {
+        for (const messageRow of rows) yield await pieces(messageRow);
+      })(),
+    };
+  }
+
+  /** The current epoch's message rows in order, checked against the head's message count. */
+  #messageRows(
+    tenant: string,
+    conversationId: string,
+    row: ConversationRow,
+    { withBytes = true }: { withBytes?: boolean } = {},
+  ): MessageBlobRow[] {
+    const rows = (
+      withBytes ? this.#statements.messageRowsWithBytes : this.#statements.messageRows
+    ).all(tenant, conversationId, row.epoch) as MessageBlobRow[];
+    if (rows.length !== row.message_count) {
+      throw new StoreError({
+        reason: "corrupt",
+        message: `conversation ${conversationId}: ${rows.length} messages stored, head says ${row.message_count}`,
+      });
+    }
+    return rows;
+  }
+
+  /**
+   * A blob's bytes in pieces of at most `blobChunkBytes`, yielding to the event loop after each
+   * piece of a chunked blob; with `verify`, checked against its content address (and size) first.
+   */
+  async #blobPieces(row: MessageBlobRow, { verify }: { verify: boolean }): Promise<Buffer[]> {
+    const corrupt = (why: string) =>
+      new StoreError({
+        reason: "corrupt",
+        message: `blob ${row.blob_id} (message ${row.message_id}) ${why}`,
+      });
+    if (row.size === null || row.chunk_count === null) throw corrupt("is missing");
+    const pieces: Buffer[] = [];
+    // Hashed piece by piece as read, so verifying a large blob never holds the event loop long.
+    const hash = verify ? createHash("sha256") : undefined;
+    let size = 0;
+    const take = (piece: Buffer) => {
+      hash?.update(piece);
+      size += piece.byteLength;
+      pieces.push(piece);
+    };
+    if (row.chunk_count === 0) {
+      const stored =
+        row.bytes ??
+        (this.#statements.blobBytes.get(row.blob_id) as { bytes: Buffer | null } | undefined)
+          ?.bytes;
+      if (stored === null || stored === undefined) throw corrupt("has no bytes");
+      take(stored);
+    } else {
+      for (let seq = 0; seq < row.chunk_count; seq += 1) {
+        const chunk = this.#statements.blobChunk.get(row.blob_id, seq) as
+          { bytes: Buffer } | undefined;
+        if (chunk === undefined) throw corrupt(`lacks chunk ${seq} of ${row.chunk_count}`);
+        // Reading a piece and hashing it are two steps: other requests run between them.
+        await nextTurn();
+        take(chunk.bytes);
+        await nextTurn();
+      }
+    }
+    if (hash !== undefined && (size !== row.size || hash.digest("hex") !== row.blob_id)) {
+      throw corrupt("does not match its content address");
+    }
+    return pieces;
   }
 
   #decodeMessage(row: { message_id: string; blob_id: string; bytes: Buffer }): CanonicalMessage {
@@ -269,7 +392,7 @@ export class SqliteStore implements GatewayStore {
 
   async startEpoch(input: StartEpochInput): Promise<void> {
     this.#checkWrite(input, {
-      epochMatches: input.expected === null || input.next.epoch === input.expected.epoch + 1,
+      epochMatches: input.expected === null || input.next.epoch > input.expected.epoch,
       firstSeq: 0,
     });
     this.#db.transaction(() => {
@@ -354,7 +477,9 @@ export class SqliteStore implements GatewayStore {
     input.messages.forEach((message, offset) => {
       // Canonical JSON, so the bytes hash to the message digest (its content address).
       const digest = input.digests[offset]!;
-      this.#statements.insertBlob.run(digest, Buffer.from(encoder.encode(canonicalJson(message))));
+      if (this.#statements.blobExists.get(digest) === undefined) {
+        this.#writeBlob(digest, Buffer.from(encoder.encode(canonicalJson(message))));
+      }
       this.#statements.insertMessage.run(
         input.tenant,
         input.conversationId,
@@ -364,6 +489,99 @@ export class SqliteStore implements GatewayStore {
         digest,
       );
     });
+  }
+
+  /** Writes a blob's row (and its chunks when it is large), replacing what was there. */
+  #writeBlob(digest: string, bytes: Buffer): void {
+    this.#statements.deleteBlobChunks.run(digest);
+    if (bytes.byteLength <= blobChunkBytes) {
+      this.#statements.upsertBlob.run(digest, bytes.byteLength, 0, bytes);
+      return;
+    }
+    const chunkCount = Math.ceil(bytes.byteLength / blobChunkBytes);
+    this.#statements.upsertBlob.run(digest, bytes.byteLength, chunkCount, null);
+    for (let seq = 0; seq < chunkCount; seq += 1) {
+      this.#statements.insertBlobChunk.run(
+        digest,
+        seq,
+        bytes.subarray(seq * blobChunkBytes, (seq + 1) * blobChunkBytes),
+      );
+    }
+  }
+
+  async repairBlobs({
+    messages,
+    digests,
+  }: {
+    messages: readonly CanonicalMessage[];
+    digests: readonly string[];
+  }): Promise<number> {
+    if (messages.length !== digests.length) {
+      throw new StoreError({
+        reason: "invalid-write",
+        message: "every repaired message needs its digest",
+      });
+    }
+    let repaired = 0;
+    for (const [index, message] of messages.entries()) {
+      const digest = digests[index]!;
+      const bytes = Buffer.from(encoder.encode(canonicalJson(message)));
+      if (createHash("sha256").update(bytes).digest("hex") !== digest) {
+        throw new StoreError({
+          reason: "invalid-write",
+          message: `message ${message.id} does not hash to ${digest}: not a verified copy`,
+        });
+      }
+      const row = this.#statements.blobRow.get(digest) as
+        { size: number; chunk_count: number; bytes: Buffer | null } | undefined;
+      const stored =
+        row === undefined
+          ? undefined
+          : await this.#blobPieces(
+              { message_id: message.id, blob_id: digest, ...row },
+              { verify: false },
+            ).catch(() => undefined);
+      if (stored !== undefined && Buffer.concat(stored).equals(bytes)) continue;
+      this.#db.transaction(() => this.#writeBlob(digest, bytes))();
+      repaired += 1;
+    }
+    return repaired;
+  }
+
+  async checkHealth(): Promise<void> {
+    // Probes are coalesced for a second: an unauthenticated /healthz cannot make the store work
+    // more than that.
+    const now = Date.now();
+    if (this.#health === undefined || now - this.#health.at >= 1_000) {
+      this.#health = { at: now, result: this.#probe() };
+    }
+    return this.#health.result;
+  }
+
+  async #probe(): Promise<void> {
+    try {
+      // The tables every request reads, through this connection's statements...
+      this.#statements.healthRead.get();
+      // ...a committed write (a read-only or full disk, a lost lock shows here)...
+      this.#statements.healthWrite.run();
+      // ...and the file as a new connection sees it: this connection's page cache can hide a
+      // file that was overwritten or damaged underneath it.
+      if (this.#path !== ":memory:") {
+        const fresh = new Database(this.#path, { readonly: true, fileMustExist: true });
+        try {
+          fresh.pragma("busy_timeout = 1000");
+          fresh.prepare(healthReadSql).get();
+        } finally {
+          fresh.close();
+        }
+      }
+    } catch (error) {
+      throw new StoreError({
+        reason: "unavailable",
+        message: `the SQLite database ${this.#path} cannot serve: ${(error as Error).message}`,
+        cause: error,
+      });
+    }
   }
 
   #moveHead(input: AppendMessagesInput | StartEpochInput, create: boolean): void {
@@ -536,10 +754,46 @@ export class SqliteStore implements GatewayStore {
   }
 }
 
+/** One row of each table a request reads (schema problems, unreadable pages show here). */
+const healthReadSql = `SELECT
+  (SELECT COUNT(*) FROM (SELECT 1 FROM conversations LIMIT 1)) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM messages LIMIT 1)) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM blobs LIMIT 1)) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM blob_chunks LIMIT 1)) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM turns LIMIT 1)) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM runs LIMIT 1)) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM run_locks LIMIT 1)) +
+  (SELECT COUNT(*) FROM (SELECT 1 FROM client_blobs LIMIT 1)) AS rows`;
+
 /** The write path's statements, prepared once per connection (after the migrations ran). */
 function prepareStatements(db: Database.Database) {
   return {
-    insertBlob: db.prepare("INSERT OR IGNORE INTO blobs (id, bytes) VALUES (?, ?)"),
+    blobExists: db.prepare("SELECT 1 FROM blobs WHERE id = ?"),
+    blobRow: db.prepare("SELECT size, chunk_count, bytes FROM blobs WHERE id = ?"),
+    blobBytes: db.prepare("SELECT bytes FROM blobs WHERE id = ?"),
+    blobChunk: db.prepare("SELECT bytes FROM blob_chunks WHERE blob_id = ? AND seq = ?"),
+    upsertBlob: db.prepare(
+      `INSERT INTO blobs (id, size, chunk_count, bytes) VALUES (?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET size = excluded.size, chunk_count = excluded.chunk_count, bytes = excluded.bytes`,
+    ),
+    insertBlobChunk: db.prepare("INSERT INTO blob_chunks (blob_id, seq, bytes) VALUES (?, ?, ?)"),
+    deleteBlobChunks: db.prepare("DELETE FROM blob_chunks WHERE blob_id = ?"),
+    // Small blobs' bytes come with the rows; a chunked blob's are read piece by piece.
+    messageRowsWithBytes: db.prepare(
+      `SELECT m.message_id, m.blob_id, b.size, b.chunk_count,
+              CASE WHEN b.chunk_count = 0 THEN b.bytes END AS bytes
+       FROM messages m LEFT JOIN blobs b ON b.id = m.blob_id
+       WHERE m.tenant = ? AND m.conversation_id = ? AND m.epoch = ? ORDER BY m.seq`,
+    ),
+    messageRows: db.prepare(
+      `SELECT m.message_id, m.blob_id, b.size, b.chunk_count, NULL AS bytes
+       FROM messages m LEFT JOIN blobs b ON b.id = m.blob_id
+       WHERE m.tenant = ? AND m.conversation_id = ? AND m.epoch = ? ORDER BY m.seq`,
+    ),
+    healthRead: db.prepare(healthReadSql),
+    healthWrite: db.prepare(
+      "UPDATE schema_migrations SET applied_at = applied_at WHERE version = (SELECT MAX(version) FROM schema_migrations)",
+    ),
     insertMessage: db.prepare(
       "INSERT INTO messages (tenant, conversation_id, epoch, seq, message_id, blob_id) VALUES (?, ?, ?, ?, ?, ?)",
     ),

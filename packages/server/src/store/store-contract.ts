@@ -1,5 +1,6 @@
 import {
   HistoryLog,
+  canonicalJson,
   createAssistantMessage,
   createRuntimeMessage,
   messageDigest,
@@ -20,8 +21,18 @@ export interface StoreFixture {
   open(): Promise<GatewayStore>;
   /** Overwrites the bytes of every stored blob (a corrupted database). */
   tamperBlobs(bytes: Buffer): Promise<void>;
+  /** Overwrites the bytes of one stored blob (an unchunked one: its row's bytes). */
+  tamperBlob(input: { id: string; bytes: Buffer }): Promise<void>;
+  /** Overwrites (or, without `bytes`, deletes) the chunk `seq` of every chunked blob. */
+  tamperChunks(input: { seq: number; bytes?: Buffer }): Promise<void>;
+  /** Every blob's row, by id: its size, chunk count and whether the row holds the bytes. */
+  blobRows(): Promise<{ id: string; size: number; chunkCount: number; inline: boolean }[]>;
+  /** Drops the `turns` table underneath the store: a database that cannot serve. */
+  breakStore(): Promise<void>;
   /** Rows of a table. */
-  rowCount(table: "blobs" | "messages" | "turns" | "runs" | "client_blobs"): Promise<number>;
+  rowCount(
+    table: "blobs" | "blob_chunks" | "messages" | "turns" | "runs" | "client_blobs",
+  ): Promise<number>;
   /** Every row of every table as text: equal dumps, byte-identical content. */
   dump(): Promise<string>;
   /** Closes every store it opened and removes the database. */
@@ -53,6 +64,22 @@ const turn = (n: number) => ({
     messageIds: [runtime(n).id],
   },
 });
+
+/** A runtime message with an image of `mebibytes` MiB (base64), distinct per `seed`. */
+export function imageMessage(mebibytes: number, seed = 0): CanonicalMessage {
+  const data = Buffer.alloc(Math.round(mebibytes * 1024 * 1024), seed + 1).toString("base64");
+  return createRuntimeMessage({
+    eventId: `turn.img${mebibytes}-${seed}.0`,
+    runtimeKind: "user-turn",
+    content: [
+      { type: "text", text: `image ${seed}` },
+      { type: "image", mimeType: "image/png", data },
+    ],
+  });
+}
+
+const corrupt = (error: unknown) => StoreError.isInstance(error) && error.reason === "corrupt";
+const mebibyte = 1024 * 1024;
 
 function version(log: HistoryLog): HeadVersion {
   return { epoch: log.epoch, headDigest: log.headDigest, messageCount: log.length };
@@ -359,6 +386,116 @@ export function describeStoreContract(driver: StoreDriver): void {
       const loaded = await store.load("t", "c");
       expect(loaded?.messages).toEqual(log.messages);
       expect(loaded?.headDigest).toBe(log.headDigest);
+    });
+
+    it("stores a blob over 1 MiB in 1 MiB chunks and reads it back whole and verified", async () => {
+      const log = new HistoryLog();
+      const big = imageMessage(5);
+      await appendTurn(store, log, [runtime(1), big], null);
+      const bytes = Buffer.from(canonicalJson(big));
+      const rows = await fixture.blobRows();
+      expect(rows).toEqual(
+        [
+          {
+            id: log.digests[0]!,
+            size: canonicalJson(runtime(1)).length,
+            chunkCount: 0,
+            inline: true,
+          },
+          {
+            id: log.digests[1]!,
+            size: bytes.length,
+            chunkCount: Math.ceil(bytes.length / mebibyte),
+            inline: false,
+          },
+        ].sort((a, b) => (a.id < b.id ? -1 : 1)),
+      );
+      expect(await fixture.rowCount("blob_chunks")).toBe(Math.ceil(bytes.length / mebibyte));
+      expect((await store.load("t", "c"))?.messages).toEqual([runtime(1), big]);
+      // Another conversation holding it stores no second copy.
+      await appendTurn(store, new HistoryLog(), [big], null, { conversationId: "c2" });
+      expect(await fixture.rowCount("blob_chunks")).toBe(Math.ceil(bytes.length / mebibyte));
+      const history = await store.readHistory("t", "c");
+      expect(history).toMatchObject({ epoch: 0, messageCount: 2, headDigest: log.headDigest });
+      const read: Buffer[][] = [];
+      for await (const pieces of history!.messages) read.push(pieces.map((p) => Buffer.from(p)));
+      expect(read.map((pieces) => pieces.length)).toEqual([1, Math.ceil(bytes.length / mebibyte)]);
+      expect(read.flat().every((piece) => piece.length <= mebibyte)).toBe(true);
+      expect(read.map((pieces) => Buffer.concat(pieces).toString())).toEqual(
+        log.messages.map((message) => canonicalJson(message)),
+      );
+      expect(await store.readHistory("t", "missing")).toBeUndefined();
+    });
+
+    it("fails a read of a damaged or missing chunk as corrupt, on load and readHistory", async () => {
+      const log = new HistoryLog();
+      await appendTurn(store, log, [runtime(1), answer(1)], null);
+      await appendTurn(store, log, [imageMessage(3)], version(log));
+      await fixture.tamperChunks({ seq: 1, bytes: Buffer.from("damaged") });
+      const damaged = await store.readHistory("t", "c");
+      const iterator = damaged!.messages[Symbol.asyncIterator]();
+      expect((await iterator.next()).done).toBe(false);
+      expect((await iterator.next()).done).toBe(false);
+      await expect(iterator.next()).rejects.toSatisfy(corrupt);
+      await expect(store.load("t", "c")).rejects.toSatisfy(corrupt);
+      await fixture.tamperChunks({ seq: 2 });
+      await expect(store.load("t", "c")).rejects.toSatisfy(
+        (error) => corrupt(error) && /lacks chunk 2/.test((error as Error).message),
+      );
+    });
+
+    it("repairs damaged blobs from verified copies, leaving sound ones alone", async () => {
+      const log = new HistoryLog();
+      await appendTurn(store, log, [runtime(1), answer(1), imageMessage(3)], null);
+      await fixture.tamperBlob({ id: log.digests[0]!, bytes: Buffer.from("{}") });
+      await fixture.tamperChunks({ seq: 2 });
+      await expect(store.load("t", "c")).rejects.toSatisfy(corrupt);
+      expect(await store.repairBlobs({ messages: log.messages, digests: log.digests })).toBe(2);
+      expect((await store.load("t", "c"))?.messages).toEqual(log.messages);
+      expect(await store.repairBlobs({ messages: log.messages, digests: log.digests })).toBe(0);
+      const before = await fixture.dump();
+      await expect(
+        store.repairBlobs({ messages: [runtime(9)], digests: [log.digests[0]!] }),
+      ).rejects.toSatisfy(
+        (error) => StoreError.isInstance(error) && error.reason === "invalid-write",
+      );
+      expect(await fixture.dump()).toBe(before);
+    });
+
+    it("starts any later epoch (a verified checkpoint's), never an earlier or the same one", async () => {
+      const log = new HistoryLog();
+      await appendTurn(store, log, [runtime(1), answer(1)], null);
+      const later = new HistoryLog({ epoch: 3, messages: [runtime(2)] });
+      const write = (epoch: number) =>
+        store.startEpoch({
+          ...conversation,
+          expected: version(log),
+          messages: later.messages,
+          digests: later.digests,
+          next: { epoch, headDigest: later.headDigest, messageCount: 1 },
+        });
+      for (const epoch of [0, -1]) {
+        await expect(write(epoch)).rejects.toSatisfy(
+          (error) => StoreError.isInstance(error) && error.reason === "invalid-write",
+        );
+      }
+      await write(3);
+      expect(await store.headVersion("t", "c")).toEqual(version(later));
+      expect((await store.load("t", "c"))?.messages).toEqual(later.messages);
+    });
+
+    it("reports whether it can serve", async () => {
+      await appendTurn(store, new HistoryLog(), [runtime(1)], null);
+      await expect(store.checkHealth()).resolves.toBeUndefined();
+      await fixture.breakStore();
+      // A probe is reused for a second.
+      await sleep(1_050);
+      await expect(store.checkHealth()).rejects.toSatisfy(
+        (error) =>
+          StoreError.isInstance(error) &&
+          error.reason === "unavailable" &&
+          /turns/.test(error.message),
+      );
     });
 
     it("holds one run per conversation until released or the lease lapses", async () => {

@@ -7,7 +7,8 @@ const storeErrorMarker = Symbol.for("cursor.error.store");
  * - `corrupt`: stored data failed verification (a blob, a message count, the head digest);
  * - `invalid-write`: a write that cannot be right (digests missing, an epoch that does not follow);
  * - `migration`: the database schema is newer than this gateway, or a migration failed;
- * - `unavailable`: the database cannot be reached (PostgreSQL: connection refused, auth failed).
+ * - `unavailable`: the database cannot serve (PostgreSQL: unreachable, auth failed; SQLite:
+ *   unreadable, not writable).
  */
 export type StoreErrorReason =
   "head-moved" | "corrupt" | "invalid-write" | "migration" | "unavailable";
