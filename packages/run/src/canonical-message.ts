@@ -179,15 +179,7 @@ const canonicalMessageSchema = z.discriminatedUnion("kind", [
   toolResultMessageSchema,
 ]);
 
-export {
-  canonicalMessageSchema,
-  contentPartSchema,
-  imagePartSchema,
-  jsonObjectSchema,
-  jsonValueSchema,
-  textPartSchema,
-  toolCallSchema,
-};
+export { canonicalMessageSchema, jsonObjectSchema };
 
 export type JsonObject = { [key: string]: JsonValue };
 export type { JsonValue };

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ConfigError } from "./config.js";
 
 /** As `CURSOR_GATEWAY_CHECKPOINT_SECRET` requires (config.ts). */
-export const minCheckpointSecretLength = 32;
+const minCheckpointSecretLength = 32;
 
 /**
  * The key that signs client checkpoints: from the configuration when set (every process of a

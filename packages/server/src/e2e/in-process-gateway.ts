@@ -7,7 +7,7 @@ import type { WireApi } from "./provider-bodies.js";
 import type { ScriptedProvider } from "./scripted-provider.js";
 
 /** Quick and deterministic: tests of failures must not wait for production backoff. */
-const fastRetry: Partial<RetryPolicy> = {
+export const fastRetry: Partial<RetryPolicy> = {
   maxAttempts: 3,
   baseDelayMs: 10,
   maxDelayMs: 20,
