@@ -63,11 +63,6 @@ function jsonSchemaOf<T extends JsonValue>(
   }) as unknown as z.ZodType<T>;
 }
 
-const jsonValueSchema: z.ZodType<JsonValue> = jsonSchemaOf(
-  (_value): _value is JsonValue => true,
-  "must be a JSON value",
-);
-
 /** A JSON object (keys kept as own properties, `__proto__` included). */
 const jsonObjectSchema: z.ZodType<{ [key: string]: JsonValue }> = jsonSchemaOf(
   (value): value is { [key: string]: JsonValue } =>
