@@ -2,6 +2,7 @@ import type { AgentSessionStats } from "@cursor/testkit";
 import type { GrowthRow } from "./growth/turn-cost-growth.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
+import type { ProfileRow } from "./profile/cpu-profile.js";
 import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
 import type { WireHistoryRow } from "./wire/wire-overhead.js";
 import type { WirePrefixResult } from "./wire/wire-prefix-efficiency.js";
@@ -21,6 +22,11 @@ export interface BenchSettings {
   readonly growthWindowTurns: number;
   readonly overheadHistoryTurns: readonly number[];
   readonly overheadSamples: number;
+  /** Conversations streaming at once in the overhead part (each history length at each). */
+  readonly overheadConcurrency?: readonly number[];
+  /** History lengths of the appendix's CPU profiles, and requests profiled at each. */
+  readonly profileHistoryTurns?: readonly number[];
+  readonly profileRequests?: number;
   readonly memoryHistoryTurns: readonly number[];
   readonly memoryConversations: number;
   /** History lengths of the Cursor wire's latency and KV measurements. */
@@ -57,6 +63,8 @@ export interface BenchResults {
   readonly stores?: StoreResult;
   /** Absent in runs without the wire part (and in results of older versions). */
   readonly wire?: WireResults;
+  /** Absent in runs without the profile part (and in results of older versions). */
+  readonly profile?: readonly ProfileRow[];
 }
 
 /** The JSON front door's measured figures for the same session (part 1's, or measured here). */

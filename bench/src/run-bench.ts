@@ -14,6 +14,8 @@ import { measureConversationMemory } from "./overhead/conversation-memory.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import { measureGatewayOverhead } from "./overhead/gateway-overhead.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
+import { profileGateway } from "./profile/cpu-profile.js";
+import type { ProfileRow } from "./profile/cpu-profile.js";
 import { measurePrefixEfficiency } from "./prefix/prefix-efficiency.js";
 import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
 import { contextWindowForOneCompaction } from "./prefix/session-size.js";
@@ -27,7 +29,14 @@ import { measureWirePrefixEfficiency } from "./wire/wire-prefix-efficiency.js";
 /** The providers whose cache simulation part 1 runs: OpenAI's (Responses) and Anthropic's. */
 export const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
 
-export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "stores" | "wire";
+export type BenchPart =
+  | "prefix"
+  | "growth"
+  | "overhead"
+  | "memory"
+  | "stores"
+  | "wire"
+  | "profile";
 export const benchParts: readonly BenchPart[] = [
   "prefix",
   "growth",
@@ -35,6 +44,7 @@ export const benchParts: readonly BenchPart[] = [
   "memory",
   "stores",
   "wire",
+  "profile",
 ];
 
 function machineInfo(loadAtStart: number): MachineInfo {
@@ -109,17 +119,24 @@ export async function runBench({
   }
   const overhead: OverheadRow[] = [];
   if (parts.includes("overhead")) {
-    for (const historyTurns of settings.overheadHistoryTurns) {
-      progress.begin(`gateway overhead at ${historyTurns} turns of history`);
-      const row = await measureGatewayOverhead({
-        historyTurns,
-        samples: settings.overheadSamples,
-        seed: settings.seed + 2,
-        toolResultChars: settings.toolResultChars,
-        onProgress: progress.update,
-      });
-      overhead.push(row);
-      progress.done(`+${milliseconds(row.addedP50Ms)} p50, +${milliseconds(row.addedP95Ms)} p95`);
+    for (const concurrency of settings.overheadConcurrency ?? [1]) {
+      for (const historyTurns of settings.overheadHistoryTurns) {
+        progress.begin(
+          `gateway overhead at ${historyTurns} turns of history, ${concurrency} at once`,
+        );
+        const row = await measureGatewayOverhead({
+          historyTurns,
+          concurrency,
+          samples: settings.overheadSamples,
+          seed: settings.seed + 2,
+          toolResultChars: settings.toolResultChars,
+          onProgress: progress.update,
+        });
+        overhead.push(row);
+        progress.done(
+          `end +${milliseconds(row.gateway.addedEnd.p50)} p50 (proxy +${milliseconds(row.proxy.addedEnd.p50)}, ${ratio(row.ratio.endP50)}), first text +${milliseconds(row.gateway.addedFirstText.p50)} (${ratio(row.ratio.firstTextP50)}), ${row.errors} errors`,
+        );
+      }
     }
   }
   const memory: MemoryRow[] = [];
@@ -206,6 +223,24 @@ export async function runBench({
     }
     wire = { prefix: wirePrefix, history };
   }
+  const profile: ProfileRow[] = [];
+  if (parts.includes("profile")) {
+    for (const historyTurns of settings.profileHistoryTurns ?? []) {
+      progress.begin(`CPU profile at ${historyTurns} turns of history`);
+      const row = await profileGateway({
+        historyTurns,
+        requests: settings.profileRequests ?? 8,
+        seed: settings.seed + 5,
+        toolResultChars: settings.toolResultChars,
+        onProgress: progress.update,
+      });
+      profile.push(row);
+      const top = row.top[0];
+      progress.done(
+        top === undefined ? "no samples" : `top: ${top.functionName} ${percent(top.share)}`,
+      );
+    }
+  }
   return {
     settings,
     machine: machineInfo(loadAtStart),
@@ -218,6 +253,7 @@ export async function runBench({
     memory,
     ...(stores === undefined ? {} : { stores }),
     ...(wire === undefined ? {} : { wire }),
+    ...(parts.includes("profile") ? { profile } : {}),
   };
 }
 
@@ -226,7 +262,10 @@ export function stepCount(settings: BenchSettings, parts: readonly BenchPart[]):
   return (
     (parts.includes("prefix") ? prefixProviders.length : 0) +
     (parts.includes("growth") ? 1 : 0) +
-    (parts.includes("overhead") ? settings.overheadHistoryTurns.length : 0) +
+    (parts.includes("overhead")
+      ? settings.overheadHistoryTurns.length * (settings.overheadConcurrency?.length ?? 1)
+      : 0) +
+    (parts.includes("profile") ? (settings.profileHistoryTurns?.length ?? 0) : 0) +
     (parts.includes("memory") ? settings.memoryHistoryTurns.length : 0) +
     (parts.includes("stores") ? 1 : 0) +
     (parts.includes("wire")

@@ -25,6 +25,11 @@ export interface ConversationServiceOptions {
   readonly requestLog?: ProviderRequestLog;
   /** Conversation heads kept in memory (least recently used out first). Default 1 000. */
   readonly maxCachedConversations?: number;
+  /**
+   * Cap on the body bytes (as JSON) of one `provider-requests` answer: older bodies beyond it are
+   * left out (`omitted` counts them); the newest one is always included. Default 32 MiB.
+   */
+  readonly providerRequestsMaxBytes?: number;
   /** Values never to show in errors, logs or the store (the provider keys). */
   readonly secrets?: readonly string[];
 }

@@ -411,18 +411,33 @@ export class ConversationService {
     return stored;
   }
 
+  /**
+   * The owner of the store's current head: the cached one when it is current (one indexed row
+   * read, no history loaded or verified), else loaded once and remembered. During a run: that
+   * run's owner as of its latest write.
+   */
+  async #storedOwner(tenant: Tenant, conversationId: string): Promise<ConversationHeadOwner> {
+    const key = conversationKey(tenant.id, conversationId);
+    const active = this.#active.get(key)?.owner;
+    if (active !== undefined && active.state.version !== null) return active;
+    const version = await this.#options.store.headVersion(tenant.id, conversationId);
+    if (version === undefined) throw new ConversationNotFoundError({ conversationId });
+    return this.#remember(key, await this.#current({ tenant: tenant.id, conversationId, version }));
+  }
+
+  /** `GET /v1/conversations/{id}`: O(1) while the head is cached (the usual case). */
   async summary({ tenant, conversationId }: { tenant: Tenant; conversationId: string }) {
-    const stored = await this.#stored(tenant, conversationId);
+    const { head, version, usage } = (await this.#storedOwner(tenant, conversationId)).state;
     return {
       conversationId,
-      epoch: stored.epoch,
-      messages: stored.messages.length,
-      headDigest: stored.headDigest,
+      epoch: version?.epoch ?? head.history.epoch,
+      messages: version?.messageCount ?? head.history.length,
+      headDigest: version?.headDigest ?? head.history.headDigest,
       usage: {
-        inputTokens: stored.usage.inputTokens,
-        cachedInputTokens: stored.usage.cachedInputTokens,
-        cacheWriteTokens: stored.usage.cacheWriteTokens,
-        outputTokens: stored.usage.outputTokens,
+        inputTokens: usage.inputTokens,
+        cachedInputTokens: usage.cachedInputTokens,
+        cacheWriteTokens: usage.cacheWriteTokens,
+        outputTokens: usage.outputTokens,
       },
     };
   }
@@ -432,6 +447,10 @@ export class ConversationService {
     return stored.messages;
   }
 
+  /**
+   * The last `limit` provider bodies, newest kept first when they exceed the byte cap (a body
+   * at 5 000 turns is tens of MB: twenty of them must not become one answer of hundreds).
+   */
   async providerRequests({
     tenant,
     conversationId,
@@ -440,9 +459,19 @@ export class ConversationService {
     tenant: Tenant;
     conversationId: string;
     limit: number;
-  }): Promise<{ requests: readonly ProviderRequestRecord[] }> {
-    await this.#stored(tenant, conversationId);
-    return { requests: this.requestLog.list(conversationKey(tenant.id, conversationId), limit) };
+  }): Promise<{ requests: readonly ProviderRequestRecord[]; omitted: number }> {
+    const key = conversationKey(tenant.id, conversationId);
+    if (
+      !this.#active.has(key) &&
+      (await this.#options.store.headVersion(tenant.id, conversationId)) === undefined
+    ) {
+      throw new ConversationNotFoundError({ conversationId });
+    }
+    return this.requestLog.list({
+      key,
+      limit,
+      maxBytes: this.#options.providerRequestsMaxBytes ?? 32 * 1024 * 1024,
+    });
   }
 
   /** Stops taking runs, cancels the open ones and waits until each ended (nothing half-committed). */
