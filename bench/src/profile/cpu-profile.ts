@@ -28,6 +28,7 @@ export interface ProfileRow {
 
 interface ProfileNode {
   readonly id: number;
+  readonly children?: readonly number[];
   readonly callFrame: {
     readonly functionName: string;
     readonly url: string;
@@ -54,12 +55,22 @@ function shortLocation(url: string, line: number): string {
 /** Self time per function (idle, program and garbage-collector nodes kept apart by name). */
 export function topSelfTime(profile: CpuProfile, limit: number): { busyMs: number; top: ProfileEntry[] } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  // The profiler's own work (Profiler.stop runs under node:inspector's `post`) is not measured.
+  const excluded = new Set<number>();
+  const exclude = (node: ProfileNode): void => {
+    excluded.add(node.id);
+    for (const child of node.children ?? []) {
+      const next = byId.get(child);
+      if (next !== undefined) exclude(next);
+    }
+  };
+  for (const node of profile.nodes) if (node.callFrame.url === "node:inspector") exclude(node);
   const self = new Map<string, { functionName: string; location: string; micros: number }>();
   let busy = 0;
   for (let i = 0; i < profile.samples.length; i += 1) {
     const node = byId.get(profile.samples[i]!);
     const delta = profile.timeDeltas[i] ?? 0;
-    if (node === undefined) continue;
+    if (node === undefined || excluded.has(node.id)) continue;
     const name = node.callFrame.functionName || "(anonymous)";
     if (name === "(idle)") continue;
     busy += delta;
@@ -146,7 +157,6 @@ export async function profileGateway({
     }
     onProgress?.(requests, requests);
     const { profile } = (await session.post("Profiler.stop")) as { profile: CpuProfile };
-    if (process.env.BENCH_PROFILE_DUMP) (await import("node:fs")).writeFileSync(`${process.env.BENCH_PROFILE_DUMP}-${historyTurns}.cpuprofile`, JSON.stringify(profile));
     const { busyMs, top } = topSelfTime(profile, limit);
     return { historyTurns, requests: profiled, busyMs, top };
   } finally {

@@ -107,7 +107,7 @@ export function inspectCheckpoint(options: DecodeCheckpointOptions): CheckpointS
   }
 }
 
-function openToken(options: DecodeCheckpointOptions): {
+export function openToken(options: DecodeCheckpointOptions): {
   version: number;
   parts: string[];
   key: Buffer;
@@ -138,14 +138,14 @@ function openToken(options: DecodeCheckpointOptions): {
   return { version, parts, key, audience: options.audience ?? "", maxBytes };
 }
 
-function unknownVersion(version: number): CheckpointError {
+export function unknownVersion(version: number): CheckpointError {
   return new CheckpointError({
     reason: "unknown-version",
     message: `checkpoint format version ${version} is not one this build reads (1, ${checkpointFormatVersion})`,
   });
 }
 
-function checkConversation(actual: string, expected: string | undefined): void {
+export function checkConversation(actual: string, expected: string | undefined): void {
   if (expected !== undefined && actual !== expected) {
     throw new CheckpointError({
       reason: "foreign-conversation",
@@ -154,7 +154,7 @@ function checkConversation(actual: string, expected: string | undefined): void {
   }
 }
 
-function optionalMetadata(source: {
+export function optionalMetadata(source: {
   latestRequestContextId?: string | undefined;
   promptSpecDigest?: string | undefined;
 }): { latestRequestContextId?: string; promptSpecDigest?: string } {
@@ -226,7 +226,7 @@ function checkSegmentLayout(header: TokenHeader): void {
   }
 }
 
-function segmentCounts(kind: string, total: number): string[] {
+export function segmentCounts(kind: string, total: number): string[] {
   const counts: string[] = [];
   for (let start = 0; start < total; start += tokenSegmentSize) {
     counts.push(`${kind}${Math.min(tokenSegmentSize, total - start)}`);
@@ -235,6 +235,33 @@ function segmentCounts(kind: string, total: number): string[] {
 }
 
 function decodeSegments(header: TokenHeader, parts: readonly string[]): CheckpointState {
+  const { messageIds, messages, turns } = decodeSegmentParts(header.segments, parts);
+  if (headDigestOf(header.epoch, messageIds) !== header.headDigest) {
+    throw new CheckpointError({
+      reason: "head-mismatch",
+      message: "the message blobs do not chain to the head digest the header gives",
+    });
+  }
+  return {
+    formatVersion: checkpointFormatVersion,
+    conversationId: header.conversationId,
+    epoch: header.epoch,
+    messages,
+    turns,
+    ...optionalMetadata(header),
+    headDigest: header.headDigest,
+  };
+}
+
+/**
+ * The blobs of a token's segments (`parts[3...]`), each segment checked against its signed
+ * header entry (length, digest, inflated size, blob count) and each blob against its id.
+ */
+export function decodeSegmentParts(
+  entries: TokenHeader["segments"],
+  parts: readonly string[],
+): { messageIds: string[]; messages: CanonicalMessage[]; turns: CheckpointTurn[] } {
+  const header = { segments: entries };
   // Every segment is authenticated (length, then digest against the signed header) before any
   // is inflated or parsed: altered input costs hashing, never decompression or JSON parsing.
   const compressedSegments = header.segments.map(([, , compressedLength, , digest], index) => {
@@ -291,19 +318,5 @@ function decodeSegments(header: TokenHeader, parts: readonly string[]): Checkpoi
       }
     }
   });
-  if (headDigestOf(header.epoch, messageIds) !== header.headDigest) {
-    throw new CheckpointError({
-      reason: "head-mismatch",
-      message: "the message blobs do not chain to the head digest the header gives",
-    });
-  }
-  return {
-    formatVersion: checkpointFormatVersion,
-    conversationId: header.conversationId,
-    epoch: header.epoch,
-    messages,
-    turns,
-    ...optionalMetadata(header),
-    headDigest: header.headDigest,
-  };
+  return { messageIds, messages, turns };
 }
