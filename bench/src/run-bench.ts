@@ -29,14 +29,7 @@ import { measureWirePrefixEfficiency } from "./wire/wire-prefix-efficiency.js";
 /** The providers whose cache simulation part 1 runs: OpenAI's (Responses) and Anthropic's. */
 export const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
 
-export type BenchPart =
-  | "prefix"
-  | "growth"
-  | "overhead"
-  | "memory"
-  | "stores"
-  | "wire"
-  | "profile";
+export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "stores" | "wire" | "profile";
 export const benchParts: readonly BenchPart[] = [
   "prefix",
   "growth",

@@ -46,6 +46,10 @@ export interface OverheadRow {
     readonly firstTextP99: number;
     readonly endP99: number;
   };
+  /** Median bytes of the `checkpoint.delta` event's data the client received per call. */
+  readonly checkpointEventBytes: number;
+  /** The full `checkpoint` form of the same head (`GET …/checkpoint`), once at the end. */
+  readonly fullCheckpointBytes: number;
   /** Calls on any path that failed (non-200 or no completed end); must be 0. */
   readonly errors: number;
   /** Kept for older reports: the gateway's end-to-end figures. */
@@ -109,11 +113,10 @@ export async function measureGatewayOverhead({
   const stringifyMs: number[] = [];
   let errors = 0;
   const deviations: string[] = [];
+  const checkpointEventBytes: number[] = [];
+  let fullCheckpointBytes = Number.NaN;
 
-  const runPath = (
-    path: Path,
-    bodies: readonly string[],
-  ): Promise<StreamTiming[]> =>
+  const runPath = (path: Path, bodies: readonly string[]): Promise<StreamTiming[]> =>
     Promise.all(
       bodies.map(async (body) => {
         const timing =
@@ -195,6 +198,7 @@ export async function measureGatewayOverhead({
       const firstRun = await runPath(first, providerBodies);
       const secondRun = await runPath(second, providerBodies);
       if (round >= 0) {
+        for (const timing of gatewayRun) checkpointEventBytes.push(deltaEventBytes(timing.text));
         times.gateway.push(...gatewayRun);
         times[first].push(...firstRun);
         times[second].push(...secondRun);
@@ -202,6 +206,11 @@ export async function measureGatewayOverhead({
       await fake.reset();
     }
     onProgress?.(rounds, rounds);
+    const full = (await getJson(
+      gateway.url,
+      `/v1/conversations/${conversations[0]!.conversationId}/checkpoint`,
+    )) as unknown;
+    fullCheckpointBytes = Buffer.byteLength(JSON.stringify(full));
   } finally {
     await gateway.close();
     await proxy.close();
@@ -228,7 +237,10 @@ export async function measureGatewayOverhead({
     samples: times.gateway.length,
     bodyBytes: quantile(bodyBytes, 0.5),
     stringifyMs: quantile(stringifyMs, 0.5),
-    direct: { firstText: quantiles(series("direct", first)), end: quantiles(series("direct", end)) },
+    direct: {
+      firstText: quantiles(series("direct", first)),
+      end: quantiles(series("direct", end)),
+    },
     proxy: proxyFigures,
     gateway: gatewayFigures,
     ratio: {
@@ -237,6 +249,8 @@ export async function measureGatewayOverhead({
       firstTextP99: gatewayFigures.addedFirstText.p99 / proxyFigures.addedFirstText.p99,
       endP99: gatewayFigures.addedEnd.p99 / proxyFigures.addedEnd.p99,
     },
+    checkpointEventBytes: quantile(checkpointEventBytes, 0.5),
+    fullCheckpointBytes,
     errors,
     gatewayP50Ms: gatewayFigures.end.p50,
     gatewayP95Ms: gatewayFigures.end.p95,
@@ -257,6 +271,8 @@ function userTurn(
   if (body.action.type !== "user-message") throw new Error("the template is not a user turn");
   return JSON.stringify({
     ...body,
+    // A client of the delta form: each run's checkpoint event carries what the run added.
+    checkpointForm: "delta",
     runId: `${conversation.conversationId}-bench-${round + 1}`,
     action: {
       ...body.action,
@@ -267,4 +283,13 @@ function userTurn(
       },
     },
   });
+}
+
+/** Bytes of the `checkpoint.delta` event's data line in a gateway stream (0 when absent). */
+function deltaEventBytes(stream: string): number {
+  const start = stream.indexOf("event: checkpoint.delta\n");
+  if (start === -1) return 0;
+  const data = stream.indexOf("data: ", start);
+  const end = stream.indexOf("\n", data);
+  return Buffer.byteLength(stream.slice(data + "data: ".length, end));
 }

@@ -46,5 +46,10 @@ export async function timedStream({
   }
   text += decoder.decode();
   const endMs = performance.now() - t0;
-  return { firstTextMs: Number.isNaN(firstTextMs) ? endMs : firstTextMs, endMs, text, status: response.status };
+  return {
+    firstTextMs: Number.isNaN(firstTextMs) ? endMs : firstTextMs,
+    endMs,
+    text,
+    status: response.status,
+  };
 }

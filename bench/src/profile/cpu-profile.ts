@@ -53,7 +53,10 @@ function shortLocation(url: string, line: number): string {
 }
 
 /** Self time per function (idle, program and garbage-collector nodes kept apart by name). */
-export function topSelfTime(profile: CpuProfile, limit: number): { busyMs: number; top: ProfileEntry[] } {
+export function topSelfTime(
+  profile: CpuProfile,
+  limit: number,
+): { busyMs: number; top: ProfileEntry[] } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   // The profiler's own work (Profiler.stop runs under node:inspector's `post`) is not measured.
   const excluded = new Set<number>();
@@ -137,7 +140,12 @@ export async function profileGateway({
     for (const event of seeded.next) {
       if (profiled >= requests) break;
       onProgress?.(profiled, requests);
-      const body = first ? { ...event.body, checkpoint: seeded.checkpoint } : event.body;
+      // A client of the delta form, as in the overhead part.
+      const body = {
+        ...event.body,
+        checkpointForm: "delta" as const,
+        ...(first ? { checkpoint: seeded.checkpoint } : {}),
+      };
       const measured = !first && event.replies.length === 1;
       if (measured && !profiling) {
         await session.post("Profiler.enable");

@@ -197,8 +197,14 @@ export function renderCharts(results: BenchResults): ChartFile[] {
           (row) => `${row.historyTurns.toLocaleString("en-US")} turns, ${row.concurrency} at once`,
         ),
         series: [
-          { label: "gateway added p50", values: results.overhead.map((r) => r.gateway.addedEnd.p50) },
-          { label: "gateway added p99", values: results.overhead.map((r) => r.gateway.addedEnd.p99) },
+          {
+            label: "gateway added p50",
+            values: results.overhead.map((r) => r.gateway.addedEnd.p50),
+          },
+          {
+            label: "gateway added p99",
+            values: results.overhead.map((r) => r.gateway.addedEnd.p99),
+          },
           { label: "proxy added p50", values: results.overhead.map((r) => r.proxy.addedEnd.p50) },
           { label: "proxy added p99", values: results.overhead.map((r) => r.proxy.addedEnd.p99) },
         ],

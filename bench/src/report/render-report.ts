@@ -402,7 +402,9 @@ function writesSection(results: BenchResults): string[] {
       "previous checkpoint: `bytesWritten` into a `MemoryBlobStore`) and committed to the gateway's `SqliteStore` as the " +
       "gateway commits it (messages, turn records, run row). Store bytes are payload bytes the commit adds: new blob bytes " +
       "plus the inserted rows' column bytes (8 per integer; page and index overhead not counted). New content = canonical " +
-      "JSON of the messages the request added, the least any store must write.",
+      "JSON of the messages the request added, the least any store must write. Client delta token = the " +
+      "`checkpoint.delta` token a client of the delta form receives for the request (`encodeCheckpointDelta` from the " +
+      "previous request's head): what the client receives and sends back per turn.",
     "",
     markdownTable({
       header: [
@@ -411,6 +413,8 @@ function writesSection(results: BenchResults): string[] {
         "new content",
         "checkpoint bytes",
         "checkpoint time",
+        "client delta token",
+        "delta encode time",
         "SQLite bytes",
         "SQLite commit time",
       ],
@@ -420,6 +424,8 @@ function writesSection(results: BenchResults): string[] {
         bytes(row.newContentBytes),
         bytes(row.checkpointBytes),
         milliseconds(row.checkpointMs),
+        row.deltaTokenBytes === undefined ? "—" : bytes(row.deltaTokenBytes),
+        row.deltaTokenMs === undefined ? "—" : milliseconds(row.deltaTokenMs),
         bytes(row.storeBytes),
         milliseconds(row.storeMs),
       ]),
@@ -460,25 +466,25 @@ function overheadSection(results: BenchResults): string[] {
           "proxy added end p50 / p95 / p99",
           "gateway added end p50 / p95 / p99",
           "ratio end p50 / p99",
+          "checkpoint event (delta / full)",
           "errors",
         ],
-        rows: results.overhead.map((row) =>
-          [
-                count(row.historyTurns),
-                String(row.concurrency),
-                String(row.samples),
-                bytes(row.bodyBytes),
-                milliseconds(row.stringifyMs),
-                `${milliseconds(row.direct.firstText.p50)} / ${milliseconds(row.direct.end.p50)}`,
-                `${milliseconds(row.proxy.addedFirstText.p50)} / ${milliseconds(row.proxy.addedFirstText.p99)}`,
-                `${milliseconds(row.gateway.addedFirstText.p50)} / ${milliseconds(row.gateway.addedFirstText.p99)}`,
-                `${ratio(row.ratio.firstTextP50)} / ${ratio(row.ratio.firstTextP99)}`,
-                `${milliseconds(row.proxy.addedEnd.p50)} / ${milliseconds(row.proxy.addedEnd.p95)} / ${milliseconds(row.proxy.addedEnd.p99)}`,
-                `${milliseconds(row.gateway.addedEnd.p50)} / ${milliseconds(row.gateway.addedEnd.p95)} / ${milliseconds(row.gateway.addedEnd.p99)}`,
-                `${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}`,
-                String(row.errors),
-              ],
-        ),
+        rows: results.overhead.map((row) => [
+          count(row.historyTurns),
+          String(row.concurrency),
+          String(row.samples),
+          bytes(row.bodyBytes),
+          milliseconds(row.stringifyMs),
+          `${milliseconds(row.direct.firstText.p50)} / ${milliseconds(row.direct.end.p50)}`,
+          `${milliseconds(row.proxy.addedFirstText.p50)} / ${milliseconds(row.proxy.addedFirstText.p99)}`,
+          `${milliseconds(row.gateway.addedFirstText.p50)} / ${milliseconds(row.gateway.addedFirstText.p99)}`,
+          `${ratio(row.ratio.firstTextP50)} / ${ratio(row.ratio.firstTextP99)}`,
+          `${milliseconds(row.proxy.addedEnd.p50)} / ${milliseconds(row.proxy.addedEnd.p95)} / ${milliseconds(row.proxy.addedEnd.p99)}`,
+          `${milliseconds(row.gateway.addedEnd.p50)} / ${milliseconds(row.gateway.addedEnd.p95)} / ${milliseconds(row.gateway.addedEnd.p99)}`,
+          `${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}`,
+          `${bytes(row.checkpointEventBytes)} / ${bytes(row.fullCheckpointBytes)}`,
+          String(row.errors),
+        ]),
       }),
       "",
       "![overhead](gateway-overhead.svg)",

@@ -51,7 +51,8 @@ describe("delta checkpoints (format version 3)", () => {
   it("a delta's size follows what its turn added, not the conversation's length", () => {
     const states = [...growingStates(agentConversation(200))];
     const deltas = deltasOf(states);
-    const full = (index: number) => encodeCheckpoint({ state: states[index]!, secret: testSecret }).length;
+    const full = (index: number) =>
+      encodeCheckpoint({ state: states[index]!, secret: testSecret }).length;
     // The same kind of turn early and late: the delta stays within a small band, the full
     // token grows about 20 times.
     const early = deltas.slice(5, 15).reduce((sum, token) => sum + token.length, 0);
@@ -127,8 +128,7 @@ describe("delta checkpoints (format version 3)", () => {
       "foreign-conversation",
     );
     expectReason(
-      () =>
-        decodeCheckpointChain({ tokens: deltas, secret: testSecret, audience, maxBytes: 100 }),
+      () => decodeCheckpointChain({ tokens: deltas, secret: testSecret, audience, maxBytes: 100 }),
       "too-large",
     );
   });

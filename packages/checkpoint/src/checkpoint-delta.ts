@@ -1,7 +1,12 @@
 import { emptyHeadDigest } from "@cursor/run";
 import { z } from "zod";
 import { CheckpointError } from "./checkpoint-error.js";
-import { checkpointFormatVersion, describeIssues, parseStateEnvelope, sha256HexSchema } from "./checkpoint-state.js";
+import {
+  checkpointFormatVersion,
+  describeIssues,
+  parseStateEnvelope,
+  sha256HexSchema,
+} from "./checkpoint-state.js";
 import type { CheckpointState, CheckpointTurn } from "./checkpoint-state.js";
 import { canonicalBytes, messageContentId, turnContentId } from "./content-id.js";
 import {
@@ -125,7 +130,12 @@ export function encodeCheckpointDelta({
   }
   const segments = [
     ...messageSegments,
-    ...encodeSegments({ store, kind: "t", items: turns.slice(base.turnCount), start: base.turnCount }),
+    ...encodeSegments({
+      store,
+      kind: "t",
+      items: turns.slice(base.turnCount),
+      start: base.turnCount,
+    }),
   ];
   const header: DeltaHeader = {
     conversationId: metadata.conversationId,
@@ -294,7 +304,10 @@ export function decodeCheckpointChain(options: DecodeCheckpointChainOptions): Ch
   if (tokens.length === 0) {
     throw new CheckpointError({ reason: "malformed", message: "a checkpoint chain is not empty" });
   }
-  const total = tokens.reduce((sum, token) => sum + (typeof token === "string" ? token.length : 0), 0);
+  const total = tokens.reduce(
+    (sum, token) => sum + (typeof token === "string" ? token.length : 0),
+    0,
+  );
   if (total > maxBytes) {
     throw new CheckpointError({
       reason: "too-large",
@@ -331,7 +344,8 @@ export function decodeCheckpointChain(options: DecodeCheckpointChainOptions): Ch
       if (base.headDigest !== emptyHeadDigest(header.epoch)) {
         throw new CheckpointError({
           reason: "head-mismatch",
-          message: "a delta from the start of an epoch has that epoch's empty head digest as its base",
+          message:
+            "a delta from the start of an epoch has that epoch's empty head digest as its base",
         });
       }
     } else if (

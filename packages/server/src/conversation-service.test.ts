@@ -317,13 +317,13 @@ describe("ConversationService reads without reloading the history", () => {
       providerRequestsMaxBytes: 1,
     });
     fake.enqueue({ type: "text", text: "hi", chunks: 1 });
-    await small.prepareRun({ tenant, body: userTurn("r1", "m1", "hello") }).then((prepared) =>
-      prepared.execute(recordingSink()),
-    );
+    await small
+      .prepareRun({ tenant, body: userTurn("r1", "m1", "hello") })
+      .then((prepared) => prepared.execute(recordingSink()));
     fake.enqueue({ type: "text", text: "again", chunks: 1 });
-    await small.prepareRun({ tenant, body: userTurn("r2", "m2", "more") }).then((prepared) =>
-      prepared.execute(recordingSink()),
-    );
+    await small
+      .prepareRun({ tenant, body: userTurn("r2", "m2", "more") })
+      .then((prepared) => prepared.execute(recordingSink()));
     const answer = await small.providerRequests({ tenant, conversationId: "c1", limit: 20 });
     expect(answer.requests).toHaveLength(1);
     expect(answer.omitted).toBe(1);

@@ -1,12 +1,14 @@
 import { createCheckpointEncodeCache } from "@cursor/checkpoint";
 import { ProjectionConflictError, createConversationHead, prepareTurn } from "@cursor/projection";
 import type { ConversationHead, TurnPlan, TurnRecord } from "@cursor/projection";
-import { createCursorPromptSpec, parseAgentRunRequest } from "@cursor/request";
+import { parseAgentRunRequest } from "@cursor/request";
 import type { AgentRunRequest, McpServerInput } from "@cursor/request";
 import { HistoryConflictError, HistoryLog, sha256Hex } from "@cursor/run";
 import type { PromptSpec, ProviderAdapter } from "@cursor/run";
 import { ZodError } from "zod";
 import { ClientCheckpoints } from "./client-checkpoints.js";
+import { PromptSpecCache } from "./prompt-spec-cache.js";
+import type { CheckpointBase } from "./client-checkpoints.js";
 import {
   ConversationBusyError,
   ConversationNotFoundError,
@@ -63,6 +65,10 @@ export interface PrepareRunInput {
 export interface PreparedRun {
   readonly conversationId: string;
   readonly runId: string;
+  /** The form of checkpoint the request asked for (JSON front door). */
+  readonly checkpointForm: "full" | "delta";
+  /** The head the run starts from: what a client of the delta form holds already. */
+  readonly checkpointBase: CheckpointBase;
   execute(sink: RunSink): Promise<RunOutcome>;
 }
 
@@ -84,6 +90,7 @@ export class ConversationService {
   readonly #options: ConversationServiceOptions;
   readonly #checkpoints: ClientCheckpoints;
   readonly #heads = new Map<string, ConversationHeadOwner>();
+  readonly #promptSpecs = new PromptSpecCache();
   readonly #active = new Map<string, ActiveRun>();
   readonly requestLog: ProviderRequestLog;
   #closing = false;
@@ -123,12 +130,20 @@ export class ConversationService {
     }
     const release = () => this.#options.store.releaseRun(lease);
     let owner: ConversationHeadOwner;
+    let checkpointBase: CheckpointBase;
     let promptSpec: PromptSpec;
     let plan: TurnPlan;
     let adapter: ProviderAdapter;
     try {
       owner = await this.#load({ tenant, request, hydrate });
-      promptSpec = promptSpecOf(request, owner.state);
+      // Numbers, not the head: its history log grows in place as the run commits.
+      checkpointBase = {
+        epoch: owner.state.head.history.epoch,
+        messageCount: owner.state.head.history.length,
+        turnCount: owner.state.head.turns.length,
+        headDigest: owner.state.head.history.headDigest,
+      };
+      promptSpec = this.#promptSpecs.specFor(mcpServersOf(request, owner.state));
       plan = this.#plan({ owner, request, promptSpec });
       adapter = await this.#options.models.adapter(model.entry);
       // A shutdown that began while the head loaded must not miss this run.
@@ -192,6 +207,8 @@ export class ConversationService {
     return {
       conversationId,
       runId,
+      checkpointForm: request.checkpointForm ?? "full",
+      checkpointBase,
       execute: async (sink) => {
         if (executed) throw new Error("a prepared run executes once");
         executed = true;
@@ -257,22 +274,29 @@ export class ConversationService {
     request: AgentRunRequest;
     hydrate: (() => Promise<HydratedHead>) | undefined;
   }): Promise<ConversationHeadOwner> {
-    const { conversationId, checkpoint } = request;
+    const { conversationId } = request;
+    // A chain (what a client of the delta form keeps), or the one checkpoint sent back.
+    const tokens =
+      request.checkpointChain ?? (request.checkpoint === undefined ? [] : [request.checkpoint]);
     const key = conversationKey(tenant.id, conversationId);
     const version = await this.#options.store.headVersion(tenant.id, conversationId);
     if (version !== undefined) {
-      // The store has it: a checkpoint sent along only needs to be genuine and of this
-      // conversation. Its MAC and header say whose it is; the rest is checked only when it is
-      // not the token this process handed out last (the usual case costs a hash, not a
-      // decode), because a tampered or truncated checkpoint is refused even when not needed.
+      // The store has it: checkpoints sent along only need to be genuine and of this
+      // conversation. Their MAC and header say whose they are; a full token is decoded only when
+      // it is not the token this process handed out last (the usual case costs a hash, not a
+      // decode), because a tampered or truncated checkpoint is refused even when not needed. A
+      // delta's inspection checks its segment digests too (it is small), and a delta cannot be
+      // decoded without its base, which this process does not need.
       const token = { tenant: tenant.id, conversationId };
-      if (checkpoint !== undefined) this.#checkpoints.inspect({ ...token, token: checkpoint });
+      for (const checkpoint of tokens) this.#checkpoints.inspect({ ...token, token: checkpoint });
       const owner = await this.#current({ tenant: tenant.id, conversationId, version });
+      const last = tokens.at(-1);
       if (
-        checkpoint !== undefined &&
-        owner.state.issuedCheckpointDigest !== sha256Hex(checkpoint)
+        last !== undefined &&
+        !isDeltaToken(last) &&
+        owner.state.issuedCheckpointDigest !== sha256Hex(last)
       ) {
-        this.#checkpoints.decode({ ...token, token: checkpoint });
+        this.#checkpoints.decode({ ...token, tokens });
       }
       return this.#remember(key, owner);
     }
@@ -282,12 +306,8 @@ export class ConversationService {
         this.#unstored(tenant, hydratedHead(conversationId, await hydrate())),
       );
     }
-    if (checkpoint !== undefined) {
-      const head = this.#checkpoints.decode({
-        tenant: tenant.id,
-        conversationId,
-        token: checkpoint,
-      });
+    if (tokens.length > 0) {
+      const head = this.#checkpoints.decode({ tenant: tenant.id, conversationId, tokens });
       return this.#remember(key, this.#unstored(tenant, head));
     }
     if (request.action.type !== "user-message")
@@ -405,6 +425,56 @@ export class ConversationService {
     return token;
   }
 
+  /**
+   * The delta form of the run's checkpoint: only what the run added after `base` (the head it
+   * started from). Recorded as issued like a full token, so sending it back costs a small hash.
+   */
+  issueCheckpointDelta({
+    tenant,
+    head,
+    base,
+    promptSpecDigest,
+  }: {
+    tenant: Tenant;
+    head: ConversationHead;
+    base: CheckpointBase;
+    promptSpecDigest: string;
+  }): string {
+    const key = conversationKey(tenant.id, head.conversationId);
+    const owner = this.#active.get(key)?.owner ?? this.#heads.get(key);
+    const current = owner !== undefined && owner.state.head === head ? owner : undefined;
+    const token = this.#checkpoints.encodeDelta({
+      head,
+      base,
+      tenant: tenant.id,
+      promptSpecDigest,
+    });
+    current?.dispatch({ type: "checkpoint-issued", digest: sha256Hex(token) });
+    return token;
+  }
+
+  /**
+   * The full checkpoint of the stored head (`GET /v1/conversations/{id}/checkpoint`): for a
+   * client of the delta form that lost its chain.
+   */
+  async fullCheckpoint({ tenant, conversationId }: { tenant: Tenant; conversationId: string }) {
+    const owner = await this.#storedOwner(tenant, conversationId);
+    const { head, mcpServers } = owner.state;
+    const token = this.#checkpoints.encode({
+      head,
+      tenant: tenant.id,
+      // The spec the conversation's next continuation is built with (its latest MCP servers).
+      promptSpecDigest: this.#promptSpecs.specFor(mcpServers).digest,
+      cache: owner.encodeCache,
+    });
+    return {
+      checkpoint: token,
+      epoch: head.history.epoch,
+      messages: head.history.length,
+      headDigest: head.history.headDigest,
+    };
+  }
+
   async #stored(tenant: Tenant, conversationId: string): Promise<StoredConversation> {
     const stored = await this.#options.store.load(tenant.id, conversationId);
     if (stored === undefined) throw new ConversationNotFoundError({ conversationId });
@@ -483,12 +553,15 @@ export class ConversationService {
   }
 }
 
-/** The prompt spec of a request: its own request context's, else the conversation's latest. */
-function promptSpecOf(request: AgentRunRequest, state: HeadState): PromptSpec {
+/** The MCP servers of a request's prompt spec: its own request context's, else the latest. */
+function mcpServersOf(
+  request: AgentRunRequest,
+  state: HeadState,
+): readonly McpServerInput[] | undefined {
   // A tool-results continuation (no request context) sends the same tools as the turn it continues.
-  const mcpServers =
-    request.requestContext === undefined ? state.mcpServers : request.requestContext.mcp?.servers;
-  return createCursorPromptSpec(mcpServers === undefined ? {} : { mcpServers });
+  return request.requestContext === undefined
+    ? state.mcpServers
+    : request.requestContext.mcp?.servers;
 }
 
 /** A head a front door hydrated, checked as every head is (conversation id, turn records). */
@@ -563,4 +636,9 @@ function promptSpecInputServers(input: unknown): readonly McpServerInput[] | und
   if (typeof input !== "object" || input === null || !("mcpServers" in input)) return undefined;
   const servers = (input as { mcpServers: unknown }).mcpServers;
   return Array.isArray(servers) ? (servers as McpServerInput[]) : undefined;
+}
+
+/** A delta checkpoint (token format 3): genuine without its base, but not decodable alone. */
+function isDeltaToken(token: string): boolean {
+  return token.startsWith("cp3.");
 }

@@ -129,6 +129,8 @@ export function tinyResults(): BenchResults {
         proxy: { firstText: q(9), end: q(11), addedFirstText: q(1), addedEnd: q(1) },
         gateway: { firstText: q(25), end: q(30), addedFirstText: q(17), addedEnd: q(20) },
         ratio: { firstTextP50: 17, endP50: 20, firstTextP99: 17, endP99: 20 },
+        checkpointEventBytes: 1500,
+        fullCheckpointBytes: 40_000,
         errors: 0,
         gatewayP50Ms: 30,
         gatewayP95Ms: 40,
