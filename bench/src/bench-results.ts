@@ -65,6 +65,8 @@ export interface BenchResults {
   readonly wire?: WireResults;
   /** Absent in runs without the profile part (and in results of older versions). */
   readonly profile?: readonly ProfileRow[];
+  /** Measurements that failed (the run went on without them). */
+  readonly failures?: readonly string[];
 }
 
 /** The JSON front door's measured figures for the same session (part 1's, or measured here). */

@@ -33,7 +33,7 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         growthWindowTurns: 10,
         overheadSamples: 40,
         profileRequests: 20,
-        memoryHistoryTurns: [10, 100, 1_000],
+        memoryHistoryTurns: [10, 100],
         memoryConversations: 10,
         wireHistoryTurns: [10, 100, 1_000],
         wireSamples: 20,

@@ -111,20 +111,30 @@ export async function runBench({
     );
   }
   const overhead: OverheadRow[] = [];
+  const failures: string[] = [];
   if (parts.includes("overhead")) {
     for (const concurrency of settings.overheadConcurrency ?? [1]) {
       for (const historyTurns of settings.overheadHistoryTurns) {
         progress.begin(
           `gateway overhead at ${historyTurns} turns of history, ${concurrency} at once`,
         );
-        const row = await measureGatewayOverhead({
-          historyTurns,
-          concurrency,
-          samples: settings.overheadSamples,
-          seed: settings.seed + 2,
-          toolResultChars: settings.toolResultChars,
-          onProgress: progress.update,
-        });
+        let row: OverheadRow;
+        try {
+          row = await measureGatewayOverhead({
+            historyTurns,
+            concurrency,
+            samples: settings.overheadSamples,
+            seed: settings.seed + 2,
+            toolResultChars: settings.toolResultChars,
+            onProgress: progress.update,
+          });
+        } catch (error) {
+          // One configuration that breaks is reported, not allowed to lose the whole run.
+          const message = `gateway overhead at ${historyTurns} turns, ${concurrency} at once failed: ${error instanceof Error ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ""}` : String(error)}`;
+          failures.push(message);
+          progress.done(message);
+          continue;
+        }
         overhead.push(row);
         progress.done(
           `end +${milliseconds(row.gateway.addedEnd.p50)} p50 (proxy +${milliseconds(row.proxy.addedEnd.p50)}, ${ratio(row.ratio.endP50)}), first text +${milliseconds(row.gateway.addedFirstText.p50)} (${ratio(row.ratio.firstTextP50)}), ${row.errors} errors`,
@@ -247,6 +257,7 @@ export async function runBench({
     ...(stores === undefined ? {} : { stores }),
     ...(wire === undefined ? {} : { wire }),
     ...(parts.includes("profile") ? { profile } : {}),
+    ...(failures.length === 0 ? {} : { failures }),
   };
 }
 

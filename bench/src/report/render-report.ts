@@ -490,6 +490,8 @@ function overheadSection(results: BenchResults): string[] {
       "![overhead](gateway-overhead.svg)",
       "",
       ...deviationLines(results.overhead.flatMap((row) => row.deviations)),
+      ...(results.failures ?? []).map((failure) => `- **Not measured**: ${failure}`),
+      ...((results.failures ?? []).length > 0 ? [""] : []),
     );
   }
   if (results.memory.length > 0) {
