@@ -230,13 +230,21 @@ export async function runBench({
   if (parts.includes("profile")) {
     for (const historyTurns of settings.profileHistoryTurns ?? []) {
       progress.begin(`CPU profile at ${historyTurns} turns of history`);
-      const row = await profileGateway({
-        historyTurns,
-        requests: settings.profileRequests ?? 8,
-        seed: settings.seed + 5,
-        toolResultChars: settings.toolResultChars,
-        onProgress: progress.update,
-      });
+      let row: ProfileRow;
+      try {
+        row = await profileGateway({
+          historyTurns,
+          requests: settings.profileRequests ?? 8,
+          seed: settings.seed + 5,
+          toolResultChars: settings.toolResultChars,
+          onProgress: progress.update,
+        });
+      } catch (error) {
+        const message = `CPU profile at ${historyTurns} turns failed: ${error instanceof Error ? error.message : String(error)}`;
+        failures.push(message);
+        progress.done(message);
+        continue;
+      }
       profile.push(row);
       const top = row.top[0];
       progress.done(

@@ -15,7 +15,6 @@ import {
   clientGone,
   clientRequestHead,
   relay,
-  withoutCursorCredentials,
 } from "./relay.js";
 import type { ClientRequestHead, Hop, RelayContext } from "./relay.js";
 import { RunHoldError } from "./run-route-table.js";
