@@ -3,6 +3,7 @@ import type { GrowthRow } from "./growth/turn-cost-growth.js";
 import type { IsolationRow } from "./isolation/large-content-isolation.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
+import type { ProfileRow } from "./profile/cpu-profile.js";
 import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
 import type { WireHistoryRow } from "./wire/wire-overhead.js";
 import type { WirePrefixResult } from "./wire/wire-prefix-efficiency.js";
@@ -22,6 +23,11 @@ export interface BenchSettings {
   readonly growthWindowTurns: number;
   readonly overheadHistoryTurns: readonly number[];
   readonly overheadSamples: number;
+  /** Conversations streaming at once in the overhead part (each history length at each). */
+  readonly overheadConcurrency?: readonly number[];
+  /** History lengths of the appendix's CPU profiles, and requests profiled at each. */
+  readonly profileHistoryTurns?: readonly number[];
+  readonly profileRequests?: number;
   readonly memoryHistoryTurns: readonly number[];
   readonly memoryConversations: number;
   /** History lengths of the Cursor wire's latency and KV measurements. */
@@ -66,6 +72,10 @@ export interface BenchResults {
   readonly wire?: WireResults;
   /** Absent in results written before part 8 existed. */
   readonly isolation?: readonly IsolationRow[];
+  /** Absent in runs without the profile part (and in results of older versions). */
+  readonly profile?: readonly ProfileRow[];
+  /** Measurements that failed (the run went on without them). */
+  readonly failures?: readonly string[];
 }
 
 /** The JSON front door's measured figures for the same session (part 1's, or measured here). */

@@ -2,7 +2,14 @@ import type { BenchMode, BenchSettings } from "./bench-results.js";
 
 /** What `pnpm bench` and `pnpm bench --quick` measure (the quick run stays under ~2 minutes). */
 export function benchSettings(mode: BenchMode): BenchSettings {
-  const common = { mode, seed: 7, toolResultChars: 1500, overheadHistoryTurns: [10, 1_000] };
+  const common = {
+    mode,
+    seed: 7,
+    toolResultChars: 1500,
+    overheadHistoryTurns: [10, 200, 1_000],
+    overheadConcurrency: [1, 16],
+    profileHistoryTurns: [10, 200, 1_000],
+  };
   return mode === "quick"
     ? {
         ...common,
@@ -10,6 +17,7 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         growthMarks: [10, 100, 1_000],
         growthWindowTurns: 5,
         overheadSamples: 12,
+        profileRequests: 8,
         memoryHistoryTurns: [10, 100],
         memoryConversations: 8,
         wireHistoryTurns: [10, 100, 1_000],
@@ -25,8 +33,9 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         growthMarks: [10, 100, 1_000, 5_000],
         growthWindowTurns: 10,
         overheadSamples: 40,
+        profileRequests: 20,
         memoryHistoryTurns: [10, 100],
-        memoryConversations: 20,
+        memoryConversations: 10,
         wireHistoryTurns: [10, 100, 1_000],
         wireSamples: 20,
         wireKvTurns: 32,

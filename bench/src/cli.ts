@@ -11,7 +11,7 @@ import { defaultOutDir } from "./output-folder.js";
 import { benchParts, runBench, stepCount } from "./run-bench.js";
 import type { BenchPart } from "./run-bench.js";
 
-const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores,wire,isolation]
+const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores,wire,isolation,profile]
            [--out DIR] [--from FILE] [--baseline-server DIR]
 
 Measures the gateway against its baselines and writes DIR/latest.md, DIR/latest.json and SVG

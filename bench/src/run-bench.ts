@@ -16,6 +16,8 @@ import { measureConversationMemory } from "./overhead/conversation-memory.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import { measureGatewayOverhead } from "./overhead/gateway-overhead.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
+import { profileGateway } from "./profile/cpu-profile.js";
+import type { ProfileRow } from "./profile/cpu-profile.js";
 import { measurePrefixEfficiency } from "./prefix/prefix-efficiency.js";
 import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
 import { contextWindowForOneCompaction } from "./prefix/session-size.js";
@@ -30,7 +32,7 @@ import { measureWirePrefixEfficiency } from "./wire/wire-prefix-efficiency.js";
 const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
 
 export type BenchPart =
-  "prefix" | "growth" | "overhead" | "memory" | "stores" | "wire" | "isolation";
+  "prefix" | "growth" | "overhead" | "memory" | "stores" | "wire" | "isolation" | "profile";
 export const benchParts: readonly BenchPart[] = [
   "prefix",
   "growth",
@@ -39,6 +41,7 @@ export const benchParts: readonly BenchPart[] = [
   "stores",
   "wire",
   "isolation",
+  "profile",
 ];
 
 function machineInfo(loadAtStart: number): MachineInfo {
@@ -115,18 +118,35 @@ export async function runBench({
     );
   }
   const overhead: OverheadRow[] = [];
+  const failures: string[] = [];
   if (parts.includes("overhead")) {
-    for (const historyTurns of settings.overheadHistoryTurns) {
-      progress.begin(`gateway overhead at ${historyTurns} turns of history`);
-      const row = await measureGatewayOverhead({
-        historyTurns,
-        samples: settings.overheadSamples,
-        seed: settings.seed + 2,
-        toolResultChars: settings.toolResultChars,
-        onProgress: progress.update,
-      });
-      overhead.push(row);
-      progress.done(`+${milliseconds(row.addedP50Ms)} p50, +${milliseconds(row.addedP95Ms)} p95`);
+    for (const concurrency of settings.overheadConcurrency ?? [1]) {
+      for (const historyTurns of settings.overheadHistoryTurns) {
+        progress.begin(
+          `gateway overhead at ${historyTurns} turns of history, ${concurrency} at once`,
+        );
+        let row: OverheadRow;
+        try {
+          row = await measureGatewayOverhead({
+            historyTurns,
+            concurrency,
+            samples: settings.overheadSamples,
+            seed: settings.seed + 2,
+            toolResultChars: settings.toolResultChars,
+            onProgress: progress.update,
+          });
+        } catch (error) {
+          // One configuration that breaks is reported, not allowed to lose the whole run.
+          const message = `gateway overhead at ${historyTurns} turns, ${concurrency} at once failed: ${error instanceof Error ? `${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ""}` : String(error)}`;
+          failures.push(message);
+          progress.done(message);
+          continue;
+        }
+        overhead.push(row);
+        progress.done(
+          `end +${milliseconds(row.gateway.addedEnd.p50)} p50 (proxy +${milliseconds(row.proxy.addedEnd.p50)}, ${ratio(row.ratio.endP50)}), first text +${milliseconds(row.gateway.addedFirstText.p50)} (${ratio(row.ratio.firstTextP50)}), ${row.errors} errors`,
+        );
+      }
     }
   }
   const memory: MemoryRow[] = [];
@@ -234,6 +254,32 @@ export async function runBench({
       );
     }
   }
+  const profile: ProfileRow[] = [];
+  if (parts.includes("profile")) {
+    for (const historyTurns of settings.profileHistoryTurns ?? []) {
+      progress.begin(`CPU profile at ${historyTurns} turns of history`);
+      let row: ProfileRow;
+      try {
+        row = await profileGateway({
+          historyTurns,
+          requests: settings.profileRequests ?? 8,
+          seed: settings.seed + 5,
+          toolResultChars: settings.toolResultChars,
+          onProgress: progress.update,
+        });
+      } catch (error) {
+        const message = `CPU profile at ${historyTurns} turns failed: ${error instanceof Error ? error.message : String(error)}`;
+        failures.push(message);
+        progress.done(message);
+        continue;
+      }
+      profile.push(row);
+      const top = row.top[0];
+      progress.done(
+        top === undefined ? "no samples" : `top: ${top.functionName} ${percent(top.share)}`,
+      );
+    }
+  }
   return {
     settings,
     machine: machineInfo(loadAtStart),
@@ -247,6 +293,8 @@ export async function runBench({
     ...(stores === undefined ? {} : { stores }),
     ...(wire === undefined ? {} : { wire }),
     isolation,
+    ...(parts.includes("profile") ? { profile } : {}),
+    ...(failures.length === 0 ? {} : { failures }),
   };
 }
 
@@ -259,7 +307,10 @@ export function stepCount(
   return (
     (parts.includes("prefix") ? prefixProviders.length : 0) +
     (parts.includes("growth") ? 1 : 0) +
-    (parts.includes("overhead") ? settings.overheadHistoryTurns.length : 0) +
+    (parts.includes("overhead")
+      ? settings.overheadHistoryTurns.length * (settings.overheadConcurrency?.length ?? 1)
+      : 0) +
+    (parts.includes("profile") ? (settings.profileHistoryTurns?.length ?? 0) : 0) +
     (parts.includes("memory") ? settings.memoryHistoryTurns.length : 0) +
     (parts.includes("stores") ? 1 : 0) +
     (parts.includes("wire")

@@ -1,15 +1,21 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MemoryBlobStore, createCheckpointState, writeCheckpoint } from "@cursor/checkpoint";
-import type { CheckpointRef } from "@cursor/checkpoint";
+import {
+  MemoryBlobStore,
+  createCheckpointState,
+  encodeCheckpointDelta,
+  writeCheckpoint,
+} from "@cursor/checkpoint";
+import type { CheckpointDeltaBase, CheckpointRef } from "@cursor/checkpoint";
 import type { TurnRecord } from "@cursor/projection";
-import { canonicalJson, toModelRequest } from "@cursor/run";
+import { canonicalJson, emptyHeadDigest, toModelRequest } from "@cursor/run";
 import type { CanonicalMessage, ProviderAdapter } from "@cursor/run";
 import { SqliteStore } from "@cursor/server";
 import type { AppendMessagesInput, HeadVersion, StoredRun } from "@cursor/server";
 import { generateAgentSession } from "@cursor/testkit";
 import type { BenchProvider } from "../harness/gateway-harness.js";
+import { benchCheckpointSecret } from "../harness/gateway-harness.js";
 import { promptSpecFor } from "../harness/prompt-spec-for.js";
 import { serializingAdapter } from "../harness/provider-adapters.js";
 import { mean, median } from "../stats.js";
@@ -46,6 +52,9 @@ export interface GrowthRow {
   readonly newContentBytes: number;
   readonly checkpointBytes: number;
   readonly checkpointMs: number;
+  /** The client's `checkpoint.delta` token of the request (from the previous request's head). */
+  readonly deltaTokenBytes?: number;
+  readonly deltaTokenMs?: number;
   readonly storeBytes: number;
   readonly storeMs: number;
 }
@@ -75,6 +84,8 @@ interface WindowSamples {
   newContent: number[];
   checkpointBytes: number[];
   checkpointMs: number[];
+  deltaBytes: number[];
+  deltaMs: number[];
   storeBytes: number[];
   storeMs: number[];
 }
@@ -156,7 +167,13 @@ export async function measureGrowth(options: GrowthOptions): Promise<GrowthRow[]
     };
   };
 
-  const writeHeadCheckpoint = async (): Promise<{ bytes: number; ms: number }> => {
+  let deltaBase: CheckpointDeltaBase | undefined;
+  const writeHeadCheckpoint = async (): Promise<{
+    bytes: number;
+    ms: number;
+    deltaBytes: number;
+    deltaMs: number;
+  }> => {
     const head = conversation.head;
     const state = createCheckpointState({
       conversationId,
@@ -169,7 +186,21 @@ export async function measureGrowth(options: GrowthOptions): Promise<GrowthRow[]
     const result = await writeCheckpoint({ store: blobs, previous: checkpointRef, state });
     const ms = performance.now() - started;
     checkpointRef = result.ref;
-    return { bytes: result.bytesWritten, ms };
+    // The delta token a client of the delta form receives for this request.
+    const d0 = performance.now();
+    const delta = encodeCheckpointDelta({
+      state,
+      base: deltaBase ?? { messageCount: 0, turnCount: 0, headDigest: emptyHeadDigest(0) },
+      secret: benchCheckpointSecret,
+      audience: tenant,
+    });
+    const deltaMs = performance.now() - d0;
+    deltaBase = {
+      messageCount: state.messages.length,
+      turnCount: state.turns.length,
+      headDigest: state.headDigest,
+    };
+    return { bytes: result.bytesWritten, ms, deltaBytes: Buffer.byteLength(delta), deltaMs };
   };
 
   const rows: GrowthRow[] = [];
@@ -239,6 +270,8 @@ export async function measureGrowth(options: GrowthOptions): Promise<GrowthRow[]
       const checkpoint = await writeHeadCheckpoint();
       samples.checkpointBytes.push(checkpoint.bytes);
       samples.checkpointMs.push(checkpoint.ms);
+      samples.deltaBytes.push(checkpoint.deltaBytes);
+      samples.deltaMs.push(checkpoint.deltaMs);
       const stored = await commit({
         runId: applied.plan.runId,
         status: applied.plan.next === "await-tools" ? "awaiting-tools" : "completed",
@@ -272,6 +305,8 @@ function emptyWindow(historyTurns: number, historyMessages: number): WindowSampl
     newContent: [],
     checkpointBytes: [],
     checkpointMs: [],
+    deltaBytes: [],
+    deltaMs: [],
     storeBytes: [],
     storeMs: [],
   };
@@ -306,6 +341,8 @@ function summarize(window: WindowSamples): GrowthRow {
     newContentBytes: mean(window.newContent),
     checkpointBytes: mean(window.checkpointBytes),
     checkpointMs: median(window.checkpointMs),
+    deltaTokenBytes: mean(window.deltaBytes),
+    deltaTokenMs: median(window.deltaMs),
     storeBytes: mean(window.storeBytes),
     storeMs: median(window.storeMs),
   };

@@ -5,21 +5,60 @@ import { launchGateway, unlimitedContextWindow } from "../harness/gateway-harnes
 import { getJson, sendSessionRequest } from "../harness/gateway-http.js";
 import { quantile } from "../stats.js";
 import { FakeProviderProcess } from "./fake-provider-process.js";
+import { PassThroughProxy } from "./pass-through-proxy.js";
 import { seededConversation } from "./seeded-conversation.js";
+import { timedStream } from "./timed-stream.js";
+import type { StreamTiming } from "./timed-stream.js";
+import type { RunRequestBody } from "@cursor/testkit";
+
+/** p50 / p95 / p99 of one series, in ms. */
+interface Quantiles {
+  readonly p50: number;
+  readonly p95: number;
+  readonly p99: number;
+}
+
+/** One path's times (to the first text delta and to the end) and what it adds over direct. */
+interface PathFigures {
+  readonly firstText: Quantiles;
+  readonly end: Quantiles;
+  /** Quantiles of (path − direct) per sample, paired on the same body and round. */
+  readonly addedFirstText: Quantiles;
+  readonly addedEnd: Quantiles;
+}
 
 export interface OverheadRow {
   readonly historyTurns: number;
-  /** Provider calls measured (each once through the gateway, once directly). */
+  /** Conversations streaming at once. */
+  readonly concurrency: number;
+  /** Calls measured on each path. */
   readonly samples: number;
   readonly bodyBytes: number;
+  /** Median time of one `JSON.stringify` of the provider body (the 1 000-turn target's term). */
+  readonly stringifyMs: number;
+  readonly direct: { readonly firstText: Quantiles; readonly end: Quantiles };
+  readonly proxy: PathFigures;
+  readonly gateway: PathFigures;
+  /** gateway-added ÷ pass-through-added (p50 and p99), to the first text delta and to the end. */
+  readonly ratio: {
+    readonly firstTextP50: number;
+    readonly endP50: number;
+    readonly firstTextP99: number;
+    readonly endP99: number;
+  };
+  /** Median bytes of the `checkpoint.delta` event's data the client received per call. */
+  readonly checkpointEventBytes: number;
+  /** The full `checkpoint` form of the same head (`GET …/checkpoint`), once at the end. */
+  readonly fullCheckpointBytes: number;
+  /** Calls on any path that failed (non-200 or no completed end); must be 0. */
+  readonly errors: number;
+  /** Kept for older reports: the gateway's end-to-end figures. */
   readonly gatewayP50Ms: number;
   readonly gatewayP95Ms: number;
   readonly directP50Ms: number;
   readonly directP95Ms: number;
-  /** Quantiles of (gateway − direct) per call. */
   readonly addedP50Ms: number;
   readonly addedP95Ms: number;
-  /** Requests the gateway refused that the session expected to pass (not measured). */
   readonly deviations: readonly string[];
 }
 
@@ -27,38 +66,39 @@ interface ProviderRequestsAnswer {
   readonly requests: readonly { readonly body: unknown }[];
 }
 
-/** Streams `body` to the fake provider's Responses endpoint and reads the stream to its end. */
-async function callDirectly(url: string, body: unknown): Promise<void> {
-  const response = await fetch(`${url}/v1/responses`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: "Bearer bench-key" },
-    body: JSON.stringify(body),
-  });
-  await response.text();
-  if (!response.ok) throw new Error(`the fake provider answered ${response.status}`);
+type Path = "direct" | "proxy" | "gateway";
+
+function quantiles(values: readonly number[]): Quantiles {
+  return { p50: quantile(values, 0.5), p95: quantile(values, 0.95), p99: quantile(values, 0.99) };
 }
 
 /**
- * Part 4a: the latency the gateway adds per turn. A conversation with `historyTurns` turns of
- * history is resumed from a client checkpoint; then each following request with a model call is
- * sent through the gateway (HTTP, validation, projection, store commits, checkpoint, SSE) and
- * the provider body it produced is sent once more straight to the fake provider with the same
- * scripted reply. The fake provider runs as its own process, so its work is not counted twice.
+ * Part 4a, measured like the public gateway benchmarks: `concurrency` conversations with
+ * `historyTurns` turns of history are resumed in an in-process gateway from client checkpoints
+ * (setup, not measured). Then, round after round, each conversation gets a new user message
+ * through the gateway (validation, turn preparation, projection, the provider package, store
+ * commit, checkpoint, SSE), and the body the gateway sent is posted, byte for byte, straight to
+ * the fake provider and through a bare pass-through proxy (its own process, no parsing): the
+ * three paths interleaved round by round with a rotating order, all conversations of a path at
+ * once. The fake provider (its own process) answers each with the same short text stream.
  */
 export async function measureGatewayOverhead({
   historyTurns,
+  concurrency = 1,
   samples,
   seed,
   toolResultChars,
   onProgress,
 }: {
   historyTurns: number;
+  concurrency?: number;
   samples: number;
   seed: number;
   toolResultChars: number;
   onProgress?: (done: number, total: number) => void;
 }): Promise<OverheadRow> {
   const fake = await FakeProviderProcess.start();
+  const proxy = await PassThroughProxy.start(fake.url);
   const dataDir = mkdtempSync(join(tmpdir(), "cursor-bench-overhead-"));
   const gateway = await launchGateway({
     provider: "openai-responses",
@@ -67,76 +107,189 @@ export async function measureGatewayOverhead({
     // Long histories on purpose: no automatic compaction in the way of the measurement.
     contextWindow: unlimitedContextWindow,
   });
-  const conversationId = `overhead-${historyTurns}`;
-  // Enough following turns for the samples plus one warm-up request.
-  const seeded = seededConversation({
-    conversationId,
-    historyTurns,
-    followingTurns: Math.ceil(samples / 1.5) + 4,
-    seed,
-    toolResultChars,
-  });
-  const gatewayMs: number[] = [];
-  const directMs: number[] = [];
-  const added: number[] = [];
+  const rounds = Math.max(3, Math.ceil(samples / concurrency));
+  const times: Record<Path, StreamTiming[]> = { direct: [], proxy: [], gateway: [] };
   const bodyBytes: number[] = [];
+  const stringifyMs: number[] = [];
+  let errors = 0;
   const deviations: string[] = [];
+  const checkpointEventBytes: number[] = [];
+  let fullCheckpointBytes = Number.NaN;
+
+  const runPath = (path: Path, bodies: readonly string[]): Promise<StreamTiming[]> =>
+    Promise.all(
+      bodies.map(async (body) => {
+        const timing =
+          path === "gateway"
+            ? await timedStream({
+                url: `${gateway.url}/v1/runs`,
+                body,
+                marker: "event: text.delta",
+              })
+            : await timedStream({
+                url: `${path === "direct" ? fake.url : proxy.url}/v1/responses`,
+                body,
+                marker: "response.output_text.delta",
+                headers: { authorization: "Bearer bench-key" },
+              });
+        const completed =
+          path === "gateway"
+            ? timing.text.includes('"reason":"completed"')
+            : timing.text.includes("response.completed");
+        if (timing.status !== 200 || !completed) {
+          errors += 1;
+          deviations.push(`${path}: ${timing.status} ${timing.text.slice(-300)}`);
+        }
+        return timing;
+      }),
+    );
+
   try {
-    let first = true;
-    for (const event of seeded.next) {
-      if (gatewayMs.length >= samples) break;
-      onProgress?.(gatewayMs.length, samples);
-      const body = first ? { ...event.body, checkpoint: seeded.checkpoint } : event.body;
-      await fake.enqueue(event.replies);
-      let deviated = false;
-      const t0 = performance.now();
+    // Setup: each conversation resumed from its checkpoint with the session's next user turn.
+    const conversations: { conversationId: string; template: RunRequestBody }[] = [];
+    for (let index = 0; index < concurrency; index += 1) {
+      const conversationId = `overhead-${historyTurns}-${index}`;
+      const seeded = seededConversation({
+        conversationId,
+        historyTurns,
+        followingTurns: 2,
+        seed,
+        toolResultChars,
+      });
+      const template = seeded.next.find((event) => event.type === "user-turn");
+      if (template === undefined) throw new Error("the seeded session has no next user turn");
+      await fake.enqueue(template.replies);
       await sendSessionRequest({
         baseURL: gateway.url,
-        body,
-        expectedEnd: event.expectedEnd,
+        body: { ...template.body, checkpoint: seeded.checkpoint },
+        expectedEnd: template.expectedEnd,
         onDeviation: (message) => {
-          deviated = true;
-          deviations.push(`event ${event.index}: ${message}`);
+          throw new Error(message);
         },
       });
-      const t1 = performance.now();
-      const calls = event.replies.length;
-      // The first request hydrates the checkpoint and stores the whole history: setup, not a turn.
-      const measured = !first && calls === 1 && !deviated;
-      first = false;
-      if (!measured) continue;
-      const log = (await getJson(
-        gateway.url,
-        `/v1/conversations/${conversationId}/provider-requests?limit=1`,
-      )) as ProviderRequestsAnswer;
-      const sent = log.requests.at(-1)?.body;
-      await fake.enqueue(event.replies);
-      const t2 = performance.now();
-      await callDirectly(fake.url, sent);
-      const t3 = performance.now();
-      gatewayMs.push(t1 - t0);
-      directMs.push(t3 - t2);
-      added.push(t1 - t0 - (t3 - t2));
-      bodyBytes.push(Buffer.byteLength(JSON.stringify(sent)));
-      // The fake provider keeps every body it received; drop them (the cache state is irrelevant).
+      conversations.push({ conversationId, template: template.body });
+    }
+    await fake.reset();
+    // One warm-up round on every path (JIT, connection pools), then the measured rounds.
+    for (let round = -1; round < rounds; round += 1) {
+      onProgress?.(Math.max(0, round), rounds);
+      const turns = conversations.map((conversation) => userTurn(conversation, round));
+      // The gateway produces the round's provider bodies, so it goes first; the other two paths
+      // alternate. Each round, every path streams all conversations at once.
+      const gatewayRun = await runPath("gateway", turns);
+      const providerBodies = await Promise.all(
+        conversations.map(async ({ conversationId }) => {
+          const answer = (await getJson(
+            gateway.url,
+            `/v1/conversations/${conversationId}/provider-requests?limit=1`,
+          )) as ProviderRequestsAnswer;
+          const body = answer.requests.at(-1)?.body;
+          const t0 = performance.now();
+          const json = JSON.stringify(body);
+          if (round >= 0) {
+            stringifyMs.push(performance.now() - t0);
+            bodyBytes.push(Buffer.byteLength(json));
+          }
+          return json;
+        }),
+      );
+      const first: Path = round % 2 === 0 ? "direct" : "proxy";
+      const second: Path = first === "direct" ? "proxy" : "direct";
+      const firstRun = await runPath(first, providerBodies);
+      const secondRun = await runPath(second, providerBodies);
+      if (round >= 0) {
+        for (const timing of gatewayRun) checkpointEventBytes.push(deltaEventBytes(timing.text));
+        times.gateway.push(...gatewayRun);
+        times[first].push(...firstRun);
+        times[second].push(...secondRun);
+      }
       await fake.reset();
     }
-    onProgress?.(samples, samples);
-    return {
-      historyTurns,
-      samples: gatewayMs.length,
-      bodyBytes: quantile(bodyBytes, 0.5),
-      gatewayP50Ms: quantile(gatewayMs, 0.5),
-      gatewayP95Ms: quantile(gatewayMs, 0.95),
-      directP50Ms: quantile(directMs, 0.5),
-      directP95Ms: quantile(directMs, 0.95),
-      addedP50Ms: quantile(added, 0.5),
-      addedP95Ms: quantile(added, 0.95),
-      deviations,
-    };
+    onProgress?.(rounds, rounds);
+    const full = (await getJson(
+      gateway.url,
+      `/v1/conversations/${conversations[0]!.conversationId}/checkpoint`,
+    )) as unknown;
+    fullCheckpointBytes = Buffer.byteLength(JSON.stringify(full));
   } finally {
     await gateway.close();
+    await proxy.close();
     await fake.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+
+  const series = (path: Path, pick: (timing: StreamTiming) => number) => times[path].map(pick);
+  const added = (path: Path, pick: (timing: StreamTiming) => number) =>
+    times[path].map((timing, index) => pick(timing) - pick(times.direct[index]!));
+  const first = (timing: StreamTiming) => timing.firstTextMs;
+  const end = (timing: StreamTiming) => timing.endMs;
+  const figures = (path: Path): PathFigures => ({
+    firstText: quantiles(series(path, first)),
+    end: quantiles(series(path, end)),
+    addedFirstText: quantiles(added(path, first)),
+    addedEnd: quantiles(added(path, end)),
+  });
+  const proxyFigures = figures("proxy");
+  const gatewayFigures = figures("gateway");
+  return {
+    historyTurns,
+    concurrency,
+    samples: times.gateway.length,
+    bodyBytes: quantile(bodyBytes, 0.5),
+    stringifyMs: quantile(stringifyMs, 0.5),
+    direct: {
+      firstText: quantiles(series("direct", first)),
+      end: quantiles(series("direct", end)),
+    },
+    proxy: proxyFigures,
+    gateway: gatewayFigures,
+    ratio: {
+      firstTextP50: gatewayFigures.addedFirstText.p50 / proxyFigures.addedFirstText.p50,
+      endP50: gatewayFigures.addedEnd.p50 / proxyFigures.addedEnd.p50,
+      firstTextP99: gatewayFigures.addedFirstText.p99 / proxyFigures.addedFirstText.p99,
+      endP99: gatewayFigures.addedEnd.p99 / proxyFigures.addedEnd.p99,
+    },
+    checkpointEventBytes: quantile(checkpointEventBytes, 0.5),
+    fullCheckpointBytes,
+    errors,
+    gatewayP50Ms: gatewayFigures.end.p50,
+    gatewayP95Ms: gatewayFigures.end.p95,
+    directP50Ms: quantile(series("direct", end), 0.5),
+    directP95Ms: quantile(series("direct", end), 0.95),
+    addedP50Ms: gatewayFigures.addedEnd.p50,
+    addedP95Ms: gatewayFigures.addedEnd.p95,
+    deviations,
+  };
+}
+
+/** A new user message on `conversation`'s template: same context, so nothing else changes. */
+function userTurn(
+  conversation: { conversationId: string; template: RunRequestBody },
+  round: number,
+): string {
+  const body = conversation.template;
+  if (body.action.type !== "user-message") throw new Error("the template is not a user turn");
+  return JSON.stringify({
+    ...body,
+    // A client of the delta form: each run's checkpoint event carries what the run added.
+    checkpointForm: "delta",
+    runId: `${conversation.conversationId}-bench-${round + 1}`,
+    action: {
+      ...body.action,
+      message: {
+        ...body.action.message,
+        id: `${conversation.conversationId}-bench-message-${round + 1}`,
+        text: `Measured turn ${round + 1}: go on with the next step.`,
+      },
+    },
+  });
+}
+
+/** Bytes of the `checkpoint.delta` event's data line in a gateway stream (0 when absent). */
+function deltaEventBytes(stream: string): number {
+  const start = stream.indexOf("event: checkpoint.delta\n");
+  if (start === -1) return 0;
+  const data = stream.indexOf("data: ", start);
+  const end = stream.indexOf("\n", data);
+  return Buffer.byteLength(stream.slice(data + "data: ".length, end));
 }

@@ -187,23 +187,29 @@ export function renderCharts(results: BenchResults): ChartFile[] {
   }
 
   if (results.overhead.length > 0) {
-    const title = "Latency per turn: through the gateway vs straight to the provider";
+    const title = "Latency added per call: the gateway vs a bare pass-through proxy";
     charts.push({
       file: "gateway-overhead.svg",
       title,
       svg: renderBarChart({
         title,
         groups: results.overhead.map(
-          (row) => `${row.historyTurns.toLocaleString("en-US")} turns of history`,
+          (row) => `${row.historyTurns.toLocaleString("en-US")} turns, ${row.concurrency} at once`,
         ),
         series: [
-          { label: "gateway p50", values: results.overhead.map((r) => r.gatewayP50Ms) },
-          { label: "direct p50", values: results.overhead.map((r) => r.directP50Ms) },
-          { label: "added p50", values: results.overhead.map((r) => r.addedP50Ms) },
-          { label: "added p95", values: results.overhead.map((r) => r.addedP95Ms) },
+          {
+            label: "gateway added p50",
+            values: results.overhead.map((r) => r.gateway.addedEnd.p50),
+          },
+          {
+            label: "gateway added p99",
+            values: results.overhead.map((r) => r.gateway.addedEnd.p99),
+          },
+          { label: "proxy added p50", values: results.overhead.map((r) => r.proxy.addedEnd.p50) },
+          { label: "proxy added p99", values: results.overhead.map((r) => r.proxy.addedEnd.p99) },
         ],
         format: (v) => milliseconds(v),
-        axisLabel: "milliseconds per provider call (fake provider in its own process)",
+        axisLabel: "ms added per provider call over calling the fake provider directly",
       }),
     });
   }

@@ -57,7 +57,7 @@ export function headlineFigures(results: BenchResults): string[] {
   }
   for (const row of results.overhead) {
     lines.push(
-      `Gateway overhead at ${row.historyTurns} turns of history: +${milliseconds(row.addedP50Ms)} p50, +${milliseconds(row.addedP95Ms)} p95 per call`,
+      `Gateway overhead at ${row.historyTurns} turns of history, ${row.concurrency} at once: +${milliseconds(row.gateway.addedEnd.p50)} p50 / +${milliseconds(row.gateway.addedEnd.p99)} p99 to the end (pass-through proxy +${milliseconds(row.proxy.addedEnd.p50)} / +${milliseconds(row.proxy.addedEnd.p99)}: ${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}), first text ${ratio(row.ratio.firstTextP50)} p50`,
     );
   }
   lines.push(...isolationHeadlines(results));
@@ -404,7 +404,9 @@ function writesSection(results: BenchResults): string[] {
       "previous checkpoint: `bytesWritten` into a `MemoryBlobStore`) and committed to the gateway's `SqliteStore` as the " +
       "gateway commits it (messages, turn records, run row). Store bytes are payload bytes the commit adds: new blob bytes " +
       "plus the inserted rows' column bytes (8 per integer; page and index overhead not counted). New content = canonical " +
-      "JSON of the messages the request added, the least any store must write.",
+      "JSON of the messages the request added, the least any store must write. Client delta token = the " +
+      "`checkpoint.delta` token a client of the delta form receives for the request (`encodeCheckpointDelta` from the " +
+      "previous request's head): what the client receives and sends back per turn.",
     "",
     markdownTable({
       header: [
@@ -413,6 +415,8 @@ function writesSection(results: BenchResults): string[] {
         "new content",
         "checkpoint bytes",
         "checkpoint time",
+        "client delta token",
+        "delta encode time",
         "SQLite bytes",
         "SQLite commit time",
       ],
@@ -422,6 +426,8 @@ function writesSection(results: BenchResults): string[] {
         bytes(row.newContentBytes),
         bytes(row.checkpointBytes),
         milliseconds(row.checkpointMs),
+        row.deltaTokenBytes === undefined ? "—" : bytes(row.deltaTokenBytes),
+        row.deltaTokenMs === undefined ? "—" : milliseconds(row.deltaTokenMs),
         bytes(row.storeBytes),
         milliseconds(row.storeMs),
       ]),
@@ -438,40 +444,56 @@ function overheadSection(results: BenchResults): string[] {
     out.push(
       "## 4. Gateway overhead",
       "",
-      "A conversation with the given history is resumed from a client checkpoint (the gateway hydrates and stores it; that " +
-        "first request is not counted), then each following request with one model call goes through the gateway " +
-        "(OpenAI Responses package, in this process) and the body the gateway sent is posted again straight to the fake " +
-        "provider with the same scripted reply. The fake provider runs as its own process (`cursor-fake-provider`). Added " +
-        "latency = gateway time − direct time, per call; full SSE streams read on both paths.",
+      "Measured like the public gateway benchmarks. Conversations with the given history are resumed from client " +
+        "checkpoints in an in-process gateway (OpenAI Responses package; setup, not counted). Then, round after round, " +
+        "each conversation gets a new user message through the gateway, and the provider body the gateway sent is posted " +
+        "byte for byte straight to the fake provider (`direct`) and through a bare Node pass-through proxy in its own " +
+        "process that pipes bytes without parsing (`proxy`: the floor of any Node gateway). The three paths alternate " +
+        "round by round, all conversations of a path streaming at once; the fake provider (its own process) answers every " +
+        "call with the same short text stream. Added = path − direct per sample (same body, same round); ratio = " +
+        "gateway-added ÷ proxy-added. Targets: ratio ≤ 2 at p50 and ≤ 3 at p99; at 1 000 turns added end p50 ≤ one " +
+        "`JSON.stringify` of the body + 2× the proxy's.",
       "",
       markdownTable({
         header: [
           "history (turns)",
+          "at once",
           "calls",
           "body",
-          "gateway p50",
-          "gateway p95",
-          "direct p50",
-          "direct p95",
-          "added p50",
-          "added p95",
+          "stringify",
+          "direct first / end p50",
+          "proxy added first p50 / p99",
+          "gateway added first p50 / p99",
+          "ratio first p50 / p99",
+          "proxy added end p50 / p95 / p99",
+          "gateway added end p50 / p95 / p99",
+          "ratio end p50 / p99",
+          "checkpoint event (delta / full)",
+          "errors",
         ],
         rows: results.overhead.map((row) => [
           count(row.historyTurns),
+          String(row.concurrency),
           String(row.samples),
           bytes(row.bodyBytes),
-          milliseconds(row.gatewayP50Ms),
-          milliseconds(row.gatewayP95Ms),
-          milliseconds(row.directP50Ms),
-          milliseconds(row.directP95Ms),
-          milliseconds(row.addedP50Ms),
-          milliseconds(row.addedP95Ms),
+          milliseconds(row.stringifyMs),
+          `${milliseconds(row.direct.firstText.p50)} / ${milliseconds(row.direct.end.p50)}`,
+          `${milliseconds(row.proxy.addedFirstText.p50)} / ${milliseconds(row.proxy.addedFirstText.p99)}`,
+          `${milliseconds(row.gateway.addedFirstText.p50)} / ${milliseconds(row.gateway.addedFirstText.p99)}`,
+          `${ratio(row.ratio.firstTextP50)} / ${ratio(row.ratio.firstTextP99)}`,
+          `${milliseconds(row.proxy.addedEnd.p50)} / ${milliseconds(row.proxy.addedEnd.p95)} / ${milliseconds(row.proxy.addedEnd.p99)}`,
+          `${milliseconds(row.gateway.addedEnd.p50)} / ${milliseconds(row.gateway.addedEnd.p95)} / ${milliseconds(row.gateway.addedEnd.p99)}`,
+          `${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}`,
+          `${bytes(row.checkpointEventBytes)} / ${bytes(row.fullCheckpointBytes)}`,
+          String(row.errors),
         ]),
       }),
       "",
       "![overhead](gateway-overhead.svg)",
       "",
       ...deviationLines(results.overhead.flatMap((row) => row.deviations)),
+      ...(results.failures ?? []).map((failure) => `- **Not measured**: ${failure}`),
+      ...((results.failures ?? []).length > 0 ? [""] : []),
     );
   }
   if (results.memory.length > 0) {
@@ -618,6 +640,37 @@ export function renderReport({
     "",
     ...charts.map((chart) => `- [${chart.title}](${chart.file})`),
     "",
+    ...profileAppendix(results),
   ];
   return lines.join("\n");
+}
+
+function profileAppendix(results: BenchResults): string[] {
+  const rows = results.profile ?? [];
+  if (rows.length === 0) return [];
+  const out = [
+    "## Appendix: CPU profiles",
+    "",
+    "One run per history length: a conversation resumed in an in-process gateway, then requests with one model call each " +
+      "sent while `node:inspector`'s sampling profiler runs (200 µs interval). The profile holds the gateway's work and the " +
+      "bench client's (reading the SSE stream); the fake provider runs in its own process. Top self time, idle excluded.",
+    "",
+  ];
+  for (const row of rows) {
+    out.push(
+      `### ${count(row.historyTurns)} turns of history (${row.requests} requests, ${milliseconds(row.busyMs)} busy)`,
+      "",
+      markdownTable({
+        header: ["function", "where", "self", "share"],
+        rows: row.top.map((entry) => [
+          `\`${entry.functionName}\``,
+          entry.location,
+          milliseconds(entry.selfMs),
+          percent(entry.share),
+        ]),
+      }),
+      "",
+    );
+  }
+  return out;
 }

@@ -44,6 +44,7 @@ describe("CheckpointError", () => {
       "invalid-state",
       "invalid-secret",
       "foreign-conversation",
+      "incomplete",
     ]);
   });
 });

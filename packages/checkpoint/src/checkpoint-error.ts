@@ -32,6 +32,11 @@ export const checkpointErrorReasons = [
   "invalid-secret",
   /** A valid checkpoint of another conversation than the one expected. */
   "foreign-conversation",
+  /**
+   * A delta checkpoint decoded without the checkpoints before it (its base): the receiver needs
+   * the whole chain (`decodeCheckpointChain`) or must already hold the base.
+   */
+  "incomplete",
 ] as const;
 
 export type CheckpointErrorReason = (typeof checkpointErrorReasons)[number];

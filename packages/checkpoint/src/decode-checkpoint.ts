@@ -111,7 +111,7 @@ export function inspectCheckpoint(options: DecodeCheckpointOptions): CheckpointS
   }
 }
 
-function openToken(options: DecodeCheckpointOptions): {
+export function openToken(options: DecodeCheckpointOptions): {
   version: number;
   token: string;
   key: Buffer;
@@ -161,7 +161,7 @@ function unknownVersion(version: number): CheckpointError {
   });
 }
 
-function checkConversation(actual: string, expected: string | undefined): void {
+export function checkConversation(actual: string, expected: string | undefined): void {
   if (expected !== undefined && actual !== expected) {
     throw new CheckpointError({
       reason: "foreign-conversation",
@@ -170,7 +170,7 @@ function checkConversation(actual: string, expected: string | undefined): void {
   }
 }
 
-function optionalMetadata(source: {
+export function optionalMetadata(source: {
   latestRequestContextId?: string | undefined;
   promptSpecDigest?: string | undefined;
 }): { latestRequestContextId?: string; promptSpecDigest?: string } {
@@ -267,7 +267,7 @@ function checkSegmentLayout(header: TokenHeader): void {
   }
 }
 
-function segmentCounts(kind: string, total: number): string[] {
+export function segmentCounts(kind: string, total: number): string[] {
   const counts: string[] = [];
   for (let start = 0; start < total; start += tokenSegmentSize) {
     counts.push(`${kind}${Math.min(tokenSegmentSize, total - start)}`);
@@ -276,6 +276,33 @@ function segmentCounts(kind: string, total: number): string[] {
 }
 
 function decodeSegments(header: TokenHeader, parts: readonly string[]): CheckpointState {
+  const { messageIds, messages, turns } = decodeSegmentParts(header.segments, parts);
+  if (headDigestOf(header.epoch, messageIds) !== header.headDigest) {
+    throw new CheckpointError({
+      reason: "head-mismatch",
+      message: "the message blobs do not chain to the head digest the header gives",
+    });
+  }
+  return {
+    formatVersion: checkpointFormatVersion,
+    conversationId: header.conversationId,
+    epoch: header.epoch,
+    messages,
+    turns,
+    ...optionalMetadata(header),
+    headDigest: header.headDigest,
+  };
+}
+
+/**
+ * The blobs of a token's segments (`parts[3...]`), each segment checked against its signed
+ * header entry (length, digest, inflated size, blob count) and each blob against its id.
+ */
+export function decodeSegmentParts(
+  entries: TokenHeader["segments"],
+  parts: readonly string[],
+): { messageIds: string[]; messages: CanonicalMessage[]; turns: CheckpointTurn[] } {
+  const header = { segments: entries };
   // Every segment is authenticated (length, then digest against the signed header) before any
   // is inflated or parsed: altered input costs hashing, never decompression or JSON parsing.
   const compressedSegments = header.segments.map(([, , compressedLength, , digest], index) => {
@@ -332,19 +359,5 @@ function decodeSegments(header: TokenHeader, parts: readonly string[]): Checkpoi
       }
     }
   });
-  if (headDigestOf(header.epoch, messageIds) !== header.headDigest) {
-    throw new CheckpointError({
-      reason: "head-mismatch",
-      message: "the message blobs do not chain to the head digest the header gives",
-    });
-  }
-  return {
-    formatVersion: checkpointFormatVersion,
-    conversationId: header.conversationId,
-    epoch: header.epoch,
-    messages,
-    turns,
-    ...optionalMetadata(header),
-    headDigest: header.headDigest,
-  };
+  return { messageIds, messages, turns };
 }

@@ -13,6 +13,17 @@ export {
   checkpointTurnSchema,
 } from "./checkpoint-state.js";
 export type { CheckpointMetadata, CheckpointState, CheckpointTurn } from "./checkpoint-state.js";
+export {
+  checkpointDeltaTokenVersion,
+  decodeCheckpointChain,
+  encodeCheckpointDelta,
+  inspectCheckpointDelta,
+} from "./checkpoint-delta.js";
+export type {
+  CheckpointDeltaBase,
+  CheckpointDeltaSummary,
+  DecodeCheckpointChainOptions,
+} from "./checkpoint-delta.js";
 export { createCheckpointState } from "./create-checkpoint-state.js";
 export { decodeCheckpoint, inspectCheckpoint } from "./decode-checkpoint.js";
 export type { CheckpointSummary, DecodeCheckpointOptions } from "./decode-checkpoint.js";

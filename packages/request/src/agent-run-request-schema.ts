@@ -38,6 +38,29 @@ export const agentRunRequestSchema = z.strictObject({
     .min(1, "must not be empty")
     .max(requestLimits.maxCheckpointBytes, "must be at most 32 MiB")
     .optional(),
+  /**
+   * The form of the run's checkpoint event: `full` (the `checkpoint` event, default) or `delta`
+   * (the `checkpoint.delta` event: only what the run added, to append to the chain the client
+   * keeps).
+   */
+  checkpointForm: z.enum(["full", "delta"]).optional(),
+  /**
+   * Every checkpoint of the current epoch the client kept, oldest first (a full one or a delta
+   * from the start, then deltas): what a gateway that does not hold the conversation needs.
+   */
+  checkpointChain: z
+    .array(
+      z
+        .string()
+        .min(1, "must not be empty")
+        .max(requestLimits.maxCheckpointBytes, "must be at most 32 MiB"),
+    )
+    .min(1, "must not be empty")
+    .max(
+      requestLimits.maxCheckpointChainLength,
+      `must have at most ${requestLimits.maxCheckpointChainLength} checkpoints`,
+    )
+    .optional(),
 });
 
 export type AgentMode = z.infer<typeof agentModeSchema>;

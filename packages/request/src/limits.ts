@@ -38,6 +38,8 @@ export const requestLimits = Object.freeze({
   maxInputSchemaDepth: 32,
   /** `checkpoint`: opaque, bounded only by the body limit. */
   maxCheckpointBytes: 32 * mib,
+  /** `checkpointChain`: checkpoints in one chain (one per run of an epoch). */
+  maxCheckpointChainLength: 100_000,
   /** Lines of a file (open files, code selections). */
   maxLineNumber: 100_000_000,
 });

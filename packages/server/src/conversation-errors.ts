@@ -121,12 +121,26 @@ export class RunConflictError extends ConversationError {
 }
 
 const invalidCheckpointMarker = Symbol.for("cursor.error.invalid-checkpoint");
-/** The request's checkpoint is corrupt, truncated, tampered with, or another tenant's. */
+/**
+ * The request's checkpoint is corrupt, truncated, tampered with, or another tenant's; or
+ * (`incomplete`) a delta this process cannot resume from without the checkpoints before it.
+ */
 export class InvalidCheckpointError extends ConversationError {
   readonly [invalidCheckpointMarker] = true;
   readonly code = "invalid_checkpoint" as const;
-  constructor({ message, cause }: { message: string; cause?: unknown }) {
+  /** True: genuine, but a delta without its base; the client resends the whole chain. */
+  readonly incomplete: boolean;
+  constructor({
+    message,
+    incomplete = false,
+    cause,
+  }: {
+    message: string;
+    incomplete?: boolean;
+    cause?: unknown;
+  }) {
     super({ name: "InvalidCheckpointError", message, cause });
+    this.incomplete = incomplete;
   }
   static override isInstance(error: unknown): error is InvalidCheckpointError {
     return hasMarker(error, invalidCheckpointMarker);

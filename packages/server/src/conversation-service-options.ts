@@ -27,6 +27,11 @@ export interface ConversationServiceOptions {
   /** Conversation heads kept in memory (least recently used out first). Default 1 000. */
   readonly maxCachedConversations?: number;
   /**
+   * Cap on the body bytes (as JSON) of one `provider-requests` answer: older bodies beyond it are
+   * left out (`omitted` counts them); the newest one is always included. Default 32 MiB.
+   */
+  readonly providerRequestsMaxBytes?: number;
+  /**
    * The gateway's one redaction path (shared with its logger). Default: a redactor of the
    * catalog's keys and `secrets`.
    */

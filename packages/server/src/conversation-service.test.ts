@@ -281,6 +281,78 @@ describe("ConversationService prepareRun → execute", () => {
   });
 });
 
+describe("ConversationService reads without reloading the history", () => {
+  it("summary and provider requests of a conversation it holds never load the stored history", async () => {
+    fake.enqueue({ type: "text", text: "hi", chunks: 1 });
+    await run(userTurn("r1", "m1", "hello"));
+    fake.enqueue({ type: "text", text: "again", chunks: 1 });
+    await run(userTurn("r2", "m2", "more"));
+    let loads = 0;
+    const load = store.load.bind(store);
+    store.load = (...args) => {
+      loads += 1;
+      return load(...args);
+    };
+    const summary = await service.summary({ tenant, conversationId: "c1" });
+    const version = await store.headVersion("t-test", "c1");
+    expect(summary).toMatchObject({
+      conversationId: "c1",
+      epoch: 0,
+      messages: version?.messageCount,
+      headDigest: version?.headDigest,
+    });
+    expect(summary.usage.inputTokens).toBeGreaterThan(0);
+    const requests = await service.providerRequests({ tenant, conversationId: "c1", limit: 5 });
+    expect(requests.requests).toHaveLength(2);
+    expect(loads).toBe(0);
+    await expect(service.summary({ tenant, conversationId: "nope" })).rejects.toBeInstanceOf(
+      ConversationNotFoundError,
+    );
+    await expect(
+      service.providerRequests({ tenant, conversationId: "nope", limit: 5 }),
+    ).rejects.toBeInstanceOf(ConversationNotFoundError);
+  });
+
+  it("a fresh process answers the summary from the store once, then from its cache", async () => {
+    fake.enqueue({ type: "text", text: "hi", chunks: 1 });
+    await run(userTurn("r1", "m1", "hello"));
+    const fresh = new ConversationService(serviceOptions());
+    let loads = 0;
+    const load = store.load.bind(store);
+    store.load = (...args) => {
+      loads += 1;
+      return load(...args);
+    };
+    const first = await fresh.summary({ tenant, conversationId: "c1" });
+    const second = await fresh.summary({ tenant, conversationId: "c1" });
+    expect(second).toEqual(first);
+    expect(first.messages).toBe((await store.headVersion("t-test", "c1"))?.messageCount);
+    expect(loads).toBe(1);
+    await fresh.shutdown();
+  });
+
+  it("bounds the bytes of a provider-requests answer, the newest body always included", async () => {
+    const small = new ConversationService({
+      ...serviceOptions(),
+      providerRequestsMaxBytes: 1,
+    });
+    fake.enqueue({ type: "text", text: "hi", chunks: 1 });
+    await small
+      .prepareRun({ tenant, body: userTurn("r1", "m1", "hello") })
+      .then((prepared) => prepared.execute(recordingSink()));
+    fake.enqueue({ type: "text", text: "again", chunks: 1 });
+    await small
+      .prepareRun({ tenant, body: userTurn("r2", "m2", "more") })
+      .then((prepared) => prepared.execute(recordingSink()));
+    const answer = await small.providerRequests({ tenant, conversationId: "c1", limit: 20 });
+    expect(answer.requests).toHaveLength(1);
+    expect(answer.omitted).toBe(1);
+    const all = await service.providerRequests({ tenant, conversationId: "c1", limit: 20 });
+    expect(all.omitted).toBe(0);
+    await small.shutdown();
+  });
+});
+
 function serviceOptions() {
   return {
     store,

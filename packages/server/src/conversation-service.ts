@@ -2,12 +2,14 @@ import { createHmac } from "node:crypto";
 import { createCheckpointEncodeCache } from "@cursor/checkpoint";
 import { ProjectionConflictError, createConversationHead, prepareTurn } from "@cursor/projection";
 import type { ConversationHead, TurnPlan, TurnRecord } from "@cursor/projection";
-import { createCursorPromptSpec, parseAgentRunRequest } from "@cursor/request";
+import { parseAgentRunRequest } from "@cursor/request";
 import type { AgentRunRequest, McpServerInput } from "@cursor/request";
 import { HistoryConflictError, HistoryLog, sha256Hex } from "@cursor/run";
 import type { PromptSpec, ProviderAdapter } from "@cursor/run";
 import { ZodError } from "zod";
 import { ClientCheckpoints } from "./client-checkpoints.js";
+import { PromptSpecCache } from "./prompt-spec-cache.js";
+import type { CheckpointBase } from "./client-checkpoints.js";
 import {
   ConversationBusyError,
   ConversationNotFoundError,
@@ -65,6 +67,10 @@ export interface PrepareRunInput {
 export interface PreparedRun {
   readonly conversationId: string;
   readonly runId: string;
+  /** The form of checkpoint the request asked for (JSON front door). */
+  readonly checkpointForm: "full" | "delta";
+  /** The head the run starts from: what a client of the delta form holds already. */
+  readonly checkpointBase: CheckpointBase;
   execute(sink: RunSink): Promise<RunOutcome>;
 }
 
@@ -86,6 +92,7 @@ export class ConversationService {
   readonly #options: ConversationServiceOptions;
   readonly #checkpoints: ClientCheckpoints;
   readonly #heads = new Map<string, ConversationHeadOwner>();
+  readonly #promptSpecs = new PromptSpecCache();
   readonly #active = new Map<string, ActiveRun>();
   readonly requestLog: ProviderRequestLog;
   /**
@@ -142,12 +149,20 @@ export class ConversationService {
     }
     const release = () => this.#options.store.releaseRun(lease);
     let owner: ConversationHeadOwner;
+    let checkpointBase: CheckpointBase;
     let promptSpec: PromptSpec;
     let plan: TurnPlan;
     let adapter: ProviderAdapter;
     try {
       owner = await this.#load({ tenant, request, hydrate });
-      promptSpec = promptSpecOf(request, owner.state);
+      // Numbers, not the head: its history log grows in place as the run commits.
+      checkpointBase = {
+        epoch: owner.state.head.history.epoch,
+        messageCount: owner.state.head.history.length,
+        turnCount: owner.state.head.turns.length,
+        headDigest: owner.state.head.history.headDigest,
+      };
+      promptSpec = this.#promptSpecs.specFor(mcpServersOf(request, owner.state));
       plan = this.#plan({ owner, request, promptSpec });
       adapter = await this.#options.models.adapter(model.entry);
       // A shutdown that began while the head loaded must not miss this run.
@@ -214,6 +229,8 @@ export class ConversationService {
     return {
       conversationId,
       runId,
+      checkpointForm: request.checkpointForm ?? "full",
+      checkpointBase,
       execute: async (sink) => {
         if (executed) throw new Error("a prepared run executes once");
         executed = true;
@@ -291,13 +308,16 @@ export class ConversationService {
     request: AgentRunRequest;
     hydrate: (() => Promise<HydratedHead>) | undefined;
   }): Promise<ConversationHeadOwner> {
-    const { conversationId, checkpoint } = request;
+    const { conversationId } = request;
+    // A chain (what a client of the delta form keeps), or the one checkpoint sent back.
+    const tokens =
+      request.checkpointChain ?? (request.checkpoint === undefined ? [] : [request.checkpoint]);
     const key = conversationKey(tenant.id, conversationId);
     const version = await this.#options.store.headVersion(tenant.id, conversationId);
     if (version !== undefined) {
       return this.#remember(
         key,
-        await this.#loadStored({ tenant: tenant.id, conversationId, checkpoint, version }),
+        await this.#loadStored({ tenant: tenant.id, conversationId, tokens, version }),
       );
     }
     if (hydrate !== undefined) {
@@ -306,12 +326,8 @@ export class ConversationService {
         this.#unstored(tenant, hydratedHead(conversationId, await hydrate())),
       );
     }
-    if (checkpoint !== undefined) {
-      const head = this.#checkpoints.decode({
-        tenant: tenant.id,
-        conversationId,
-        token: checkpoint,
-      });
+    if (tokens.length > 0) {
+      const head = this.#checkpoints.decode({ tenant: tenant.id, conversationId, tokens });
       return this.#remember(key, this.#unstored(tenant, head));
     }
     if (request.action.type !== "user-message")
@@ -332,17 +348,19 @@ export class ConversationService {
   async #loadStored({
     tenant,
     conversationId,
-    checkpoint,
+    tokens,
     version,
   }: {
     tenant: string;
     conversationId: string;
-    checkpoint: string | undefined;
+    /** The checkpoint sent back, or a delta client's chain (its last entry the latest). */
+    tokens: readonly string[];
     version: HeadVersion;
   }): Promise<ConversationHeadOwner> {
     const token = { tenant, conversationId };
     // MAC and header first: a forged or foreign checkpoint is refused before any store read.
-    if (checkpoint !== undefined) this.#checkpoints.inspect({ ...token, token: checkpoint });
+    const summaries = tokens.map((entry) => this.#checkpoints.inspect({ ...token, token: entry }));
+    const checkpoint = tokens.at(-1);
     let owner: ConversationHeadOwner | undefined;
     let damage: StoreError | undefined;
     try {
@@ -358,7 +376,28 @@ export class ConversationService {
     if (owner !== undefined && owner.state.issuedCheckpointDigest === sha256Hex(checkpoint)) {
       return owner;
     }
-    const client = this.#checkpoints.decode({ ...token, token: checkpoint });
+    const latest = summaries.at(-1)!;
+    if (tokens.length === 1 && isDeltaToken(checkpoint)) {
+      // A delta alone cannot be decoded without its base. Its signed header says where the
+      // client is: at or behind the stored head of the same epoch, the store has all it holds.
+      const stored = owner?.state.head.history;
+      if (
+        stored !== undefined &&
+        latest.epoch === stored.epoch &&
+        (latest.messageCount < stored.length ||
+          (latest.messageCount === stored.length && latest.headDigest === stored.headDigest))
+      ) {
+        return owner!;
+      }
+      this.#checkpoints.chainNeeded({
+        conversationId,
+        why:
+          stored === undefined
+            ? "its stored state failed verification and must be repaired from the client's"
+            : "the checkpoint is ahead of or beside the stored conversation",
+      });
+    }
+    const client = this.#checkpoints.decode({ ...token, tokens });
     if (owner === undefined) {
       owner = await this.#repair({ tenant, conversationId, version, client, damage: damage! });
     }
@@ -542,38 +581,96 @@ export class ConversationService {
     return token;
   }
 
-  /**
-   * The stored conversation's head state: the cached one while it is the store's, else loaded
-   * (and cached). A damaged stored state fails with how to recover it.
-   */
+  /** The stored conversation's head state (see `#storedOwner`). */
   async #storedState(tenant: Tenant, conversationId: string): Promise<HeadState> {
+    return (await this.#storedOwner(tenant, conversationId)).state;
+  }
+
+  /**
+   * The delta form of the run's checkpoint: only what the run added after `base` (the head it
+   * started from). Recorded as issued like a full token, so sending it back costs a small hash.
+   */
+  issueCheckpointDelta({
+    tenant,
+    head,
+    base,
+    promptSpecDigest,
+  }: {
+    tenant: Tenant;
+    head: ConversationHead;
+    base: CheckpointBase;
+    promptSpecDigest: string;
+  }): string {
+    const key = conversationKey(tenant.id, head.conversationId);
+    const owner = this.#active.get(key)?.owner ?? this.#heads.get(key);
+    const current = owner !== undefined && owner.state.head === head ? owner : undefined;
+    const token = this.#checkpoints.encodeDelta({
+      head,
+      base,
+      tenant: tenant.id,
+      promptSpecDigest,
+    });
+    current?.dispatch({ type: "checkpoint-issued", digest: sha256Hex(token) });
+    return token;
+  }
+
+  /**
+   * The full checkpoint of the stored head (`GET /v1/conversations/{id}/checkpoint`): for a
+   * client of the delta form that lost its chain.
+   */
+  async fullCheckpoint({ tenant, conversationId }: { tenant: Tenant; conversationId: string }) {
+    const owner = await this.#storedOwner(tenant, conversationId);
+    const { head, mcpServers } = owner.state;
+    const token = this.#checkpoints.encode({
+      head,
+      tenant: tenant.id,
+      // The spec the conversation's next continuation is built with (its latest MCP servers).
+      promptSpecDigest: this.#promptSpecs.specFor(mcpServers).digest,
+      cache: owner.encodeCache,
+    });
+    return {
+      checkpoint: token,
+      epoch: head.history.epoch,
+      messages: head.history.length,
+      headDigest: head.history.headDigest,
+    };
+  }
+
+  /**
+   * The owner of the store's current head: the cached one when it is current (one indexed row
+   * read, no history loaded or verified), else loaded once and remembered. During a run: that
+   * run's owner as of its latest write. A damaged stored state fails with how to recover it.
+   */
+  async #storedOwner(tenant: Tenant, conversationId: string): Promise<ConversationHeadOwner> {
     const key = conversationKey(tenant.id, conversationId);
+    const active = this.#active.get(key)?.owner;
+    if (active !== undefined && active.state.version !== null) return active;
     const version = await this.#options.store.headVersion(tenant.id, conversationId);
     if (version === undefined) throw new ConversationNotFoundError({ conversationId });
     try {
       const owner = await this.#current({ tenant: tenant.id, conversationId, version });
       // A running conversation's owner is the run's: it is not replaced meanwhile.
-      if (!this.#active.has(key)) this.#remember(key, owner);
-      return owner.state;
+      return this.#active.has(key) ? owner : this.#remember(key, owner);
     } catch (error) {
+      // A damaged stored state fails with how to recover it.
       if (!StoreError.isInstance(error) || error.reason !== "corrupt") throw error;
       throw damagedConversation({ conversationId, damage: error });
     }
   }
 
+  /** `GET /v1/conversations/{id}`: O(1) while the head is cached (the usual case). */
   async summary({ tenant, conversationId }: { tenant: Tenant; conversationId: string }) {
-    const state = await this.#storedState(tenant, conversationId);
-    const { history } = state.head;
+    const { head, version, usage } = (await this.#storedOwner(tenant, conversationId)).state;
     return {
       conversationId,
-      epoch: history.epoch,
-      messages: history.length,
-      headDigest: history.headDigest,
+      epoch: version?.epoch ?? head.history.epoch,
+      messages: version?.messageCount ?? head.history.length,
+      headDigest: version?.headDigest ?? head.history.headDigest,
       usage: {
-        inputTokens: state.usage.inputTokens,
-        cachedInputTokens: state.usage.cachedInputTokens,
-        cacheWriteTokens: state.usage.cacheWriteTokens,
-        outputTokens: state.usage.outputTokens,
+        inputTokens: usage.inputTokens,
+        cachedInputTokens: usage.cachedInputTokens,
+        cacheWriteTokens: usage.cacheWriteTokens,
+        outputTokens: usage.outputTokens,
       },
     };
   }
@@ -630,6 +727,10 @@ export class ConversationService {
     })();
   }
 
+  /**
+   * The last `limit` provider bodies, newest kept first when they exceed the byte cap (a body
+   * at 5 000 turns is tens of MB: twenty of them must not become one answer of hundreds).
+   */
   async providerRequests({
     tenant,
     conversationId,
@@ -638,16 +739,21 @@ export class ConversationService {
     tenant: Tenant;
     conversationId: string;
     limit: number;
-  }): Promise<{ requests: readonly ProviderRequestRecord[] }> {
-    if ((await this.#options.store.headVersion(tenant.id, conversationId)) === undefined) {
+  }): Promise<{ requests: readonly ProviderRequestRecord[]; omitted: number }> {
+    const key = conversationKey(tenant.id, conversationId);
+    if (
+      !this.#active.has(key) &&
+      (await this.#options.store.headVersion(tenant.id, conversationId)) === undefined
+    ) {
       throw new ConversationNotFoundError({ conversationId });
     }
+    const page = this.requestLog.list({
+      key,
+      limit,
+      maxBytes: this.#options.providerRequestsMaxBytes ?? 32 * 1024 * 1024,
+    });
     // Bodies hold what was sent; a secret someone pasted into a message is not shown back.
-    return {
-      requests: this.redactor.redactValue(
-        this.requestLog.list(conversationKey(tenant.id, conversationId), limit),
-      ),
-    };
+    return { requests: this.redactor.redactValue(page.requests), omitted: page.omitted };
   }
 
   /** Resolves when the store can serve; throws a StoreError (`unavailable`) saying why not. */
@@ -709,12 +815,15 @@ function redactLogDetails(
   );
 }
 
-/** The prompt spec of a request: its own request context's, else the conversation's latest. */
-function promptSpecOf(request: AgentRunRequest, state: HeadState): PromptSpec {
+/** The MCP servers of a request's prompt spec: its own request context's, else the latest. */
+function mcpServersOf(
+  request: AgentRunRequest,
+  state: HeadState,
+): readonly McpServerInput[] | undefined {
   // A tool-results continuation (no request context) sends the same tools as the turn it continues.
-  const mcpServers =
-    request.requestContext === undefined ? state.mcpServers : request.requestContext.mcp?.servers;
-  return createCursorPromptSpec(mcpServers === undefined ? {} : { mcpServers });
+  return request.requestContext === undefined
+    ? state.mcpServers
+    : request.requestContext.mcp?.servers;
 }
 
 /** A head a front door hydrated, checked as every head is (conversation id, turn records). */
@@ -789,4 +898,9 @@ function promptSpecInputServers(input: unknown): readonly McpServerInput[] | und
   if (typeof input !== "object" || input === null || !("mcpServers" in input)) return undefined;
   const servers = (input as { mcpServers: unknown }).mcpServers;
   return Array.isArray(servers) ? (servers as McpServerInput[]) : undefined;
+}
+
+/** A delta checkpoint (token format 3): genuine without its base, but not decodable alone. */
+function isDeltaToken(token: string): boolean {
+  return token.startsWith("cp3.");
 }

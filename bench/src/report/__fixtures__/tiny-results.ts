@@ -122,8 +122,17 @@ export function tinyResults(): BenchResults {
     overhead: [
       {
         historyTurns: 10,
+        concurrency: 1,
         samples: 2,
         bodyBytes: 80_000,
+        stringifyMs: 0.3,
+        direct: { firstText: q(8), end: q(10) },
+        proxy: { firstText: q(9), end: q(11), addedFirstText: q(1), addedEnd: q(1) },
+        gateway: { firstText: q(25), end: q(30), addedFirstText: q(17), addedEnd: q(20) },
+        ratio: { firstTextP50: 17, endP50: 20, firstTextP99: 17, endP99: 20 },
+        checkpointEventBytes: 1500,
+        fullCheckpointBytes: 40_000,
+        errors: 0,
         gatewayP50Ms: 30,
         gatewayP95Ms: 40,
         directP50Ms: 10,
@@ -244,4 +253,8 @@ export function tinyResults(): BenchResults {
       },
     ],
   };
+}
+
+function q(p50: number): { p50: number; p95: number; p99: number } {
+  return { p50, p95: p50 * 1.5, p99: p50 * 2 };
 }

@@ -222,8 +222,24 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     });
     const sink = sseRunSink({
       stream,
-      checkpoint: ({ head, promptSpecDigest }) =>
-        options.service.issueCheckpoint({ tenant, head, promptSpecDigest }),
+      checkpoint:
+        prepared.checkpointForm === "delta"
+          ? {
+              form: "delta",
+              base: prepared.checkpointBase,
+              encode: ({ head, promptSpecDigest }) =>
+                options.service.issueCheckpointDelta({
+                  tenant,
+                  head,
+                  base: prepared.checkpointBase,
+                  promptSpecDigest,
+                }),
+            }
+          : {
+              form: "full",
+              encode: ({ head, promptSpecDigest }) =>
+                options.service.issueCheckpoint({ tenant, head, promptSpecDigest }),
+            },
     });
     try {
       const outcome = await prepared.execute(sink);
@@ -248,6 +264,11 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   app.get("/v1/conversations/:id", async (request) => {
     const id = conversationIdParam(request);
     return options.service.summary({ tenant: request.tenant!, conversationId: id });
+  });
+
+  app.get("/v1/conversations/:id/checkpoint", async (request) => {
+    const id = conversationIdParam(request);
+    return options.service.fullCheckpoint({ tenant: request.tenant!, conversationId: id });
   });
 
   app.get("/v1/conversations/:id/history", async (request, reply) => {

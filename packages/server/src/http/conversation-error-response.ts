@@ -1,4 +1,8 @@
-import { ConversationError, InvalidRunRequestError } from "../conversation-errors.js";
+import {
+  ConversationError,
+  InvalidCheckpointError,
+  InvalidRunRequestError,
+} from "../conversation-errors.js";
 import { StoreError } from "../store/store-error.js";
 import { HttpError } from "./http-error.js";
 
@@ -26,7 +30,12 @@ export function conversationErrorResponse(error: unknown): HttpError | undefined
     case "gateway_closing":
       return new HttpError("conflict", error.message);
     case "invalid_checkpoint":
-      return new HttpError("invalid_checkpoint", error.message);
+      return new HttpError(
+        InvalidCheckpointError.isInstance(error) && error.incomplete
+          ? "checkpoint_incomplete"
+          : "invalid_checkpoint",
+        error.message,
+      );
     case "unknown_model":
       return new HttpError("invalid_request", error.message, [
         { path: "model", message: error.message },

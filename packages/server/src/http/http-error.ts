@@ -8,6 +8,7 @@ export type HttpErrorCode =
   | "conflict"
   | "too_large"
   | "invalid_checkpoint"
+  | "checkpoint_incomplete"
   | "internal_error";
 
 export interface ErrorIssue {
@@ -23,6 +24,7 @@ const statusByCode: Record<HttpErrorCode, number> = {
   conflict: 409,
   too_large: 413,
   invalid_checkpoint: 400,
+  checkpoint_incomplete: 409,
   internal_error: 500,
 };
 

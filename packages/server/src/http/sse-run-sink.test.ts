@@ -42,9 +42,12 @@ describe("sseRunSink", () => {
     const tokens: unknown[] = [];
     const sink = sseRunSink({
       stream: new SseStream(raw),
-      checkpoint: (event) => {
-        tokens.push(event.promptSpecDigest);
-        return "TOKEN";
+      checkpoint: {
+        form: "full",
+        encode: (event) => {
+          tokens.push(event.promptSpecDigest);
+          return "TOKEN";
+        },
       },
     });
     const headEvent = { type: "head", head, pendingToolCalls: [], promptSpecDigest: "d" } as const;
@@ -97,9 +100,12 @@ describe("sseRunSink", () => {
     let encoded = 0;
     const sink = sseRunSink({
       stream: new SseStream(raw),
-      checkpoint: () => {
-        encoded += 1;
-        return "TOKEN";
+      checkpoint: {
+        form: "full",
+        encode: () => {
+          encoded += 1;
+          return "TOKEN";
+        },
       },
     });
     fake.destroyed = true;

@@ -1,7 +1,21 @@
+import { deltaBase } from "../client-checkpoints.js";
+import type { CheckpointBase } from "../client-checkpoints.js";
 import type { RunEvent, RunSink } from "../run-events.js";
 import type { SseStream } from "./sse-stream.js";
 
 type FinalHead = Extract<RunEvent, { type: "head" }>;
+
+/**
+ * How the run's checkpoint is sent: `full` as the contract's `checkpoint` event; `delta` as
+ * `checkpoint.delta` (only what the run added after `base`, the head it started from).
+ */
+export type CheckpointIssue =
+  | { readonly form: "full"; readonly encode: (head: FinalHead) => string }
+  | {
+      readonly form: "delta";
+      readonly base: CheckpointBase;
+      readonly encode: (head: FinalHead) => string;
+    };
 
 /**
  * The JSON front door's sink: each run event as the contract's SSE event (docs/http-contract.md). The
@@ -13,7 +27,7 @@ export function sseRunSink({
   checkpoint,
 }: {
   stream: SseStream;
-  checkpoint: (head: FinalHead) => string;
+  checkpoint: CheckpointIssue;
 }): RunSink {
   return {
     event(event) {
@@ -59,11 +73,30 @@ export function sseRunSink({
           return;
         case "head":
           if (!event.final || !stream.connected) return;
-          stream.send("checkpoint", {
-            checkpoint: checkpoint(event),
-            epoch: event.head.history.epoch,
-            messages: event.head.history.length,
-          });
+          if (checkpoint.form === "full") {
+            stream.send("checkpoint", {
+              checkpoint: checkpoint.encode(event),
+              epoch: event.head.history.epoch,
+              messages: event.head.history.length,
+            });
+            return;
+          }
+          {
+            const { history } = event.head;
+            const base = deltaBase(checkpoint.base, history.epoch);
+            stream.send("checkpoint.delta", {
+              delta: checkpoint.encode(event),
+              epoch: history.epoch,
+              messages: history.length,
+              headDigest: history.headDigest,
+              // What the delta continues: the client's last head, or the new epoch's start.
+              base: {
+                epoch: history.epoch,
+                messages: base.messageCount,
+                headDigest: base.headDigest,
+              },
+            });
+          }
           return;
         case "run.ended":
           stream.send("run.ended", {

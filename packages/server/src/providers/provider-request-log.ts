@@ -51,10 +51,31 @@ export class ProviderRequestLog {
     }
   }
 
-  list(key: string, limit: number): readonly ProviderRequestRecord[] {
+  /**
+   * The last `limit` records, oldest first, at most `maxBytes` of body JSON: older records past
+   * the cap are left out (`omitted`), the newest is always included. Sizes are measured here, on
+   * the read, so the call path never serialises a body twice.
+   */
+  list({
+    key,
+    limit,
+    maxBytes = Number.POSITIVE_INFINITY,
+  }: {
+    key: string;
+    limit: number;
+    maxBytes?: number;
+  }): { requests: readonly ProviderRequestRecord[]; omitted: number } {
     const list = this.#entries.get(key) ?? [];
-    const first = Math.max(0, list.length - limit);
-    return list.slice(first).map((entry, offset) => {
+    const wanted = Math.max(0, list.length - limit);
+    let first = list.length;
+    let total = 0;
+    while (first > wanted) {
+      const size = Buffer.byteLength(JSON.stringify(list[first - 1]!.body) ?? "");
+      if (first < list.length && total + size > maxBytes) break;
+      total += size;
+      first -= 1;
+    }
+    const requests = list.slice(first).map((entry, offset) => {
       const previous = list[first + offset - 1];
       return {
         ...entry,
@@ -62,5 +83,6 @@ export class ProviderRequestLog {
           previous === undefined ? 0 : sharedPrefixItems(previous.body, entry.body),
       };
     });
+    return { requests, omitted: first - wanted };
   }
 }

@@ -6,9 +6,7 @@ import { SecretRedactor } from "./secret-redactor.js";
  * Every secret a gateway's configuration holds: the models' provider keys and the database
  * password. None may leave the gateway (errors, logs, events, records).
  */
-function gatewaySecrets(
-  config: Pick<GatewayConfig, "models" | "databaseURL">,
-): readonly string[] {
+function gatewaySecrets(config: Pick<GatewayConfig, "models" | "databaseURL">): readonly string[] {
   const keys = config.models.flatMap((model) => (model.apiKey === undefined ? [] : [model.apiKey]));
   const password = config.databaseURL === undefined ? "" : databasePassword(config.databaseURL);
   return password === "" ? keys : [...keys, password];
