@@ -1,4 +1,5 @@
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
+import type { ProviderCallStore } from "./provider-call-store.js";
 
 export { StoreError } from "./store-error.js";
 export type { StoreErrorReason } from "./store-error.js";
@@ -154,5 +155,7 @@ export interface GatewayStore {
   acknowledgedClientBlobs(input: ClientBlobsInput): Promise<ReadonlySet<string>>;
   /** Adds blobs the IDE now holds to the conversation's ledger (recording one twice is a no-op). */
   recordClientBlobs(input: ClientBlobsInput): Promise<void>;
+  /** The usage records of provider calls (observations beside the history, never part of it). */
+  readonly providerCalls: ProviderCallStore;
   close(): Promise<void>;
 }

@@ -16,6 +16,8 @@ import type {
   StoredTurn,
 } from "./gateway-store.js";
 import { postgresMigrations } from "./postgres-migrations.js";
+import { PostgresProviderCalls } from "./postgres-provider-calls.js";
+import type { ProviderCallStore } from "./provider-call-store.js";
 import { StoreError } from "./store-error.js";
 
 /**
@@ -96,6 +98,7 @@ export class PostgresStore implements GatewayStore {
   readonly #holder: number;
   #liveness: PgClient | undefined;
   #closed = false;
+  readonly providerCalls: ProviderCallStore;
 
   private constructor({
     pool,
@@ -111,6 +114,7 @@ export class PostgresStore implements GatewayStore {
     this.#pool = pool;
     this.#options = options;
     this.#holder = holder;
+    this.providerCalls = new PostgresProviderCalls(pool);
     this.#attachLiveness(liveness);
   }
 

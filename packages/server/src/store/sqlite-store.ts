@@ -15,6 +15,8 @@ import type {
   StoredTurn,
 } from "./gateway-store.js";
 import { migrations } from "./migrations.js";
+import type { ProviderCallStore } from "./provider-call-store.js";
+import { SqliteProviderCalls } from "./sqlite-provider-calls.js";
 import { StoreError } from "./store-error.js";
 
 interface ConversationRow {
@@ -45,6 +47,7 @@ export class SqliteStore implements GatewayStore {
   readonly #db: Database.Database;
   readonly #now: () => number;
   readonly #statements: ReturnType<typeof prepareStatements>;
+  readonly providerCalls: ProviderCallStore;
 
   constructor({ path, now = Date.now }: { path: string; now?: () => number }) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -61,6 +64,7 @@ export class SqliteStore implements GatewayStore {
       throw error;
     }
     this.#statements = prepareStatements(this.#db);
+    this.providerCalls = new SqliteProviderCalls(this.#db);
   }
 
   /** The schema version after migrations. */

@@ -8,6 +8,7 @@ import type { CanonicalMessage } from "@cursor/run";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { GatewayStore, HeadVersion } from "./gateway-store.js";
+import { describeProviderCallContract } from "./provider-call-contract.js";
 import { StoreError } from "./store-error.js";
 
 /**
@@ -21,7 +22,9 @@ export interface StoreFixture {
   /** Overwrites the bytes of every stored blob (a corrupted database). */
   tamperBlobs(bytes: Buffer): Promise<void>;
   /** Rows of a table. */
-  rowCount(table: "blobs" | "messages" | "turns" | "runs" | "client_blobs"): Promise<number>;
+  rowCount(
+    table: "blobs" | "messages" | "turns" | "runs" | "client_blobs" | "provider_calls",
+  ): Promise<number>;
   /** Every row of every table as text: equal dumps, byte-identical content. */
   dump(): Promise<string>;
   /** Closes every store it opened and removes the database. */
@@ -513,5 +516,7 @@ export function describeStoreContract(driver: StoreDriver): void {
         2_000,
       );
     });
+
+    describeProviderCallContract(() => fixture);
   });
 }
