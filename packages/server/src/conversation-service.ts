@@ -32,6 +32,7 @@ import type { RunOutcome, RunSink } from "./run-events.js";
 import { StoreError } from "./store/store-error.js";
 import type { HeadVersion, StoredConversation } from "./store/gateway-store.js";
 import { TurnWriter } from "./turn-writer.js";
+import { UsageRecorder } from "./usage/usage-recorder.js";
 
 /**
  * A conversation head a front door carries itself (the Cursor wire's conversation state),
@@ -86,12 +87,23 @@ export class ConversationService {
   readonly #heads = new Map<string, ConversationHeadOwner>();
   readonly #active = new Map<string, ActiveRun>();
   readonly requestLog: ProviderRequestLog;
+  /** Usage records of every provider call (both front doors run through here). */
+  readonly usage: UsageRecorder;
   #closing = false;
 
   constructor(options: ConversationServiceOptions) {
     this.#options = options;
     this.#checkpoints = new ClientCheckpoints({ secret: options.checkpointSecret });
     this.requestLog = options.requestLog ?? new ProviderRequestLog();
+    this.usage = new UsageRecorder({
+      store: options.store.providerCalls,
+      requestLog: this.requestLog,
+      metrics: options.metrics,
+      logger: options.logger,
+      redact: (text) => redactSecrets(text, options.secrets),
+      now: () => options.now?.() ?? new Date(),
+      conversationKey,
+    });
   }
 
   get activeRuns(): number {
@@ -105,6 +117,8 @@ export class ConversationService {
     signal,
     unlistedModel,
   }: PrepareRunInput): Promise<PreparedRun> {
+    // Where the gateway's own time toward this run's first provider call starts.
+    const acceptedAt = performance.now();
     if (this.#closing) throw new GatewayClosingError();
     const parsed = parseAgentRunRequest(body);
     if (!parsed.success) throw new InvalidRunRequestError({ issues: parsed.issues });
@@ -168,7 +182,14 @@ export class ConversationService {
     renew.unref();
     const execution = new RunExecution({
       options: this.#options,
-      requestLog: this.requestLog,
+      calls: this.usage.forRun({
+        tenant: tenant.id,
+        conversationId,
+        runId: plan.runId,
+        provider: model.entry.provider,
+        catalogModel: model.entry.id,
+        acceptedAt,
+      }),
       owner,
       writer: new TurnWriter({
         store: this.#options.store,

@@ -20,12 +20,11 @@ import type {
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import type { ConversationHeadOwner, HeadState } from "./conversation-head-owner.js";
 import { conversationKey } from "./conversation-head-owner.js";
-import type { ProviderRequestLog } from "./providers/provider-request-log.js";
-import { recordingProvider } from "./providers/recording-provider.js";
 import { redactSecrets } from "./redact-secrets.js";
 import type { RunEndReason, RunError, RunOutcome, RunSink } from "./run-events.js";
 import { StoreError } from "./store/store-error.js";
 import type { TurnWriter } from "./turn-writer.js";
+import type { RunCallRecorder } from "./usage/run-call-recorder.js";
 
 /** How far a plan got: the run's end reason, its error, and its final answer when completed. */
 interface PlanResult {
@@ -43,7 +42,7 @@ interface PlanResult {
  */
 export class RunExecution {
   readonly #options: ConversationServiceOptions;
-  readonly #requestLog: ProviderRequestLog;
+  readonly #calls: RunCallRecorder;
   readonly #owner: ConversationHeadOwner;
   readonly #writer: TurnWriter;
   readonly #plan: TurnPlan;
@@ -55,7 +54,8 @@ export class RunExecution {
 
   constructor(input: {
     options: ConversationServiceOptions;
-    requestLog: ProviderRequestLog;
+    /** Records every provider call of the run (usage records, provider-request log, metrics). */
+    calls: RunCallRecorder;
     owner: ConversationHeadOwner;
     writer: TurnWriter;
     plan: TurnPlan;
@@ -67,7 +67,7 @@ export class RunExecution {
     signal: AbortSignal;
   }) {
     this.#options = input.options;
-    this.#requestLog = input.requestLog;
+    this.#calls = input.calls;
     this.#owner = input.owner;
     this.#writer = input.writer;
     this.#plan = input.plan;
@@ -132,6 +132,9 @@ export class RunExecution {
       ...(error === undefined ? {} : { error }),
     };
     sink.event({ type: "run.ended", ...outcome });
+    // The run's usage records are stored before its lease is released: the next run of the
+    // conversation (on any process) compares its prompt with them.
+    await this.#calls.flush();
     return outcome;
   }
 
@@ -189,7 +192,7 @@ export class RunExecution {
   async #runLoop(plan: CallModelPlan, sink: RunSink): Promise<PlanResult> {
     const options = this.#options;
     const state = this.#owner.state;
-    const provider = this.#provider();
+    const provider = this.#provider("model");
     const outcome = await runModelLoop({
       conversationId: state.conversationId,
       runId: plan.runId,
@@ -213,11 +216,12 @@ export class RunExecution {
           }),
         );
         this.#emitHead(sink, after, false);
+        this.#calls.committed();
       },
       compaction: {
         budgetTokens: contextBudget({ contextWindowTokens: options.contextWindow }),
         tokenAnchor: state.tokenAnchor,
-        compact: this.#compactor(provider, sink),
+        compact: this.#compactor(this.#provider("summarizer"), sink),
       },
       ...(options.retry === undefined ? {} : { retry: options.retry }),
       signal: this.#signal,
@@ -254,7 +258,7 @@ export class RunExecution {
             messages: [...history.messages, ...plan.appended],
           });
     const result = await this.#compactor(
-      this.#provider(),
+      this.#provider("summarizer"),
       sink,
     )({
       reason: "manual",
@@ -298,6 +302,7 @@ export class RunExecution {
         }),
       );
       this.#emitHead(sink, after, false);
+      this.#calls.committed();
     };
     return createConversationCompactor({
       provider,
@@ -333,6 +338,7 @@ export class RunExecution {
         return;
       case "retry": {
         const { attempt, delayMs, error } = event.data;
+        this.#calls.retrying(delayMs);
         sink.event({
           type: "retry",
           attempt,
@@ -352,13 +358,8 @@ export class RunExecution {
   }
 
   #addUsage(usage: Usage, sink: RunSink): void {
+    // Token metrics are counted per provider call by the call recorder (summariser calls too).
     this.#owner.dispatch({ type: "usage-added", usage });
-    const { metrics } = this.#options;
-    const labels = { provider: this.#adapter.id };
-    metrics.increment("cursor_gateway_input_tokens_total", labels, usage.inputTokens);
-    metrics.increment("cursor_gateway_cached_input_tokens_total", labels, usage.cachedInputTokens);
-    metrics.increment("cursor_gateway_cache_write_tokens_total", labels, usage.cacheWriteTokens);
-    metrics.increment("cursor_gateway_output_tokens_total", labels, usage.outputTokens);
     sink.event({ type: "usage", usage });
   }
 
@@ -372,23 +373,15 @@ export class RunExecution {
     });
   }
 
-  /** The entry's adapter, recording every body it sends (provider-requests, metrics). */
-  #provider(): ProviderAdapter {
-    const { tenant, conversationId } = this.#owner.state;
-    const adapter = this.#adapter;
-    return recordingProvider({
-      adapter,
-      onRequest: ({ body }) => {
-        this.#requestLog.record({
-          key: conversationKey(tenant, conversationId),
-          provider: adapter.id,
-          body,
-          at: this.#options.now?.() ?? new Date(),
-        });
-        this.#options.metrics.increment("cursor_gateway_provider_calls_total", {
-          provider: adapter.id,
-        });
-      },
+  /**
+   * The entry's adapter for the loop's model calls or the compactor's summariser calls: every
+   * call is recorded (usage record, provider-request log, metrics).
+   */
+  #provider(kind: "model" | "summarizer"): ProviderAdapter {
+    return this.#calls.wrap({
+      adapter: this.#adapter,
+      kind,
+      epoch: () => this.#owner.state.head.history.epoch,
     });
   }
 }

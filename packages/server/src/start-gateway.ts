@@ -72,7 +72,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   });
   // Announced on start (and scripted by the demo): started now rather than on the first call.
   const simulatedProviderURL = models.hasSimulated ? (await models.simulated()).url : undefined;
-  const metrics = new GatewayMetrics();
+  const serviceRef: { current?: ConversationService } = {};
+  const metrics = new GatewayMetrics({ activeRuns: () => serviceRef.current?.activeRuns ?? 0 });
   const service = new ConversationService({
     store,
     models,
@@ -88,6 +89,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
+  serviceRef.current = service;
   const app = buildApp({ config, metrics, service, logger: options.logger ?? false });
   appRef.current = app;
   return finishStart({ app, service, store, models, simulatedProviderURL, config });

@@ -146,7 +146,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   app.get("/healthz", async () => ({ ok: true }));
 
   app.get("/metrics", async (_request, reply) =>
-    reply.type("text/plain; version=0.0.4").send(options.metrics.render()),
+    reply.type(options.metrics.contentType).send(await options.metrics.render()),
   );
 
   app.post("/v1/runs", async (request, reply) => {

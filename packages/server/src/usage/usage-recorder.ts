@@ -1,0 +1,49 @@
+import { randomBytes } from "node:crypto";
+import type { GatewayLogger } from "../conversation-service-options.js";
+import type { GatewayMetrics } from "../http/metrics.js";
+import type { ProviderRequestLog } from "../providers/provider-request-log.js";
+import type { ProviderCallStore } from "../store/provider-call-store.js";
+import { RunCallRecorder } from "./run-call-recorder.js";
+
+/** What every run's recorder shares: where records go, the process identity, the clock. */
+export interface UsageRecorderContext {
+  readonly store: ProviderCallStore;
+  readonly requestLog: ProviderRequestLog;
+  readonly metrics: GatewayMetrics;
+  readonly logger: GatewayLogger;
+  /** The gateway's redaction path: every text of a record passes it before it is stored. */
+  readonly redact: (text: string) => string;
+  readonly now: () => Date;
+  /** This gateway process: a restart shows as another id on the next call. */
+  readonly process: { readonly id: string; readonly startedAt: number };
+  readonly conversationKey: (tenant: string, conversationId: string) => string;
+}
+
+/**
+ * The service's usage recorder: one per gateway process, handing each run execution a
+ * `RunCallRecorder` for its provider calls (both front doors run through it).
+ */
+export class UsageRecorder {
+  readonly context: UsageRecorderContext;
+
+  constructor(context: Omit<UsageRecorderContext, "process"> & { process?: UsageRecorderContext["process"] }) {
+    this.context = {
+      ...context,
+      process: context.process ?? {
+        id: randomBytes(6).toString("hex"),
+        startedAt: context.now().getTime(),
+      },
+    };
+  }
+
+  forRun(input: {
+    tenant: string;
+    conversationId: string;
+    runId: string;
+    provider: string;
+    catalogModel: string;
+    acceptedAt: number;
+  }): RunCallRecorder {
+    return new RunCallRecorder({ context: this.context, ...input });
+  }
+}
