@@ -5,6 +5,8 @@ import { defaultProviderModels, providerNames } from "./models/model-config.js";
 import type { ModelConfig, ProviderName } from "./models/model-config.js";
 import { httpURLSchema as httpURL, readModelsFile } from "./models/models-file.js";
 import { checkDatabaseURL } from "./store/database-url.js";
+import { readPricesFile } from "./usage/price-table.js";
+import type { PriceTable } from "./usage/price-table.js";
 
 const optionalText = z
   .string()
@@ -54,6 +56,15 @@ const environmentSchema = z.object({
       .refine((seconds) => seconds >= 3 && seconds <= 3600, "between 3 and 3600 seconds")
       .optional(),
   ),
+  CURSOR_GATEWAY_USAGE_RETENTION_DAYS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d+$/, "a whole number of days")
+      .transform(Number)
+      .refine((days) => days >= 1 && days <= 3650, "between 1 and 3650 days")
+      .optional(),
+  ),
+  CURSOR_GATEWAY_PRICES_FILE: optionalText,
 });
 
 export interface GatewayConfig {
@@ -80,7 +91,17 @@ export interface GatewayConfig {
    * default 30 s): the longest a frozen process keeps another from taking the conversation over.
    */
   readonly runLeaseMs?: number;
+  /**
+   * How long usage records of provider calls are kept (`CURSOR_GATEWAY_USAGE_RETENTION_DAYS`,
+   * default 30 days): older ones are deleted at start and every hour.
+   */
+  readonly usageRetentionDays?: number;
+  /** Prices per provider model (`CURSOR_GATEWAY_PRICES_FILE` over the built-in table). */
+  readonly prices?: PriceTable;
 }
+
+/** Usage records are kept this many days unless configured otherwise. */
+export const defaultUsageRetentionDays = 30;
 
 const defaultDataDir = "./.cursor-gateway";
 
@@ -140,6 +161,12 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
       "CURSOR_GATEWAY_CHECKPOINT_SECRET must be set with CURSOR_GATEWAY_DATABASE_URL: every process of the deployment signs and checks client checkpoints with the same secret",
     );
   }
+  let prices: PriceTable | undefined;
+  if (env.CURSOR_GATEWAY_PRICES_FILE !== undefined) {
+    const file = readPricesFile(env.CURSOR_GATEWAY_PRICES_FILE);
+    if (file.success) prices = file.table;
+    else issues.push(...file.issues);
+  }
   if (issues.length > 0 || models === undefined) throw new ConfigError({ issues });
   return {
     host: env.CURSOR_GATEWAY_HOST ?? "127.0.0.1",
@@ -157,6 +184,10 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
     ...(env.CURSOR_GATEWAY_RUN_LEASE_SECONDS === undefined
       ? {}
       : { runLeaseMs: env.CURSOR_GATEWAY_RUN_LEASE_SECONDS * 1000 }),
+    ...(env.CURSOR_GATEWAY_USAGE_RETENTION_DAYS === undefined
+      ? {}
+      : { usageRetentionDays: env.CURSOR_GATEWAY_USAGE_RETENTION_DAYS }),
+    ...(prices === undefined ? {} : { prices }),
   };
 }
 

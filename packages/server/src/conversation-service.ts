@@ -30,7 +30,7 @@ import { redactSecrets } from "./redact-secrets.js";
 import { RunExecution } from "./run-execution.js";
 import type { RunOutcome, RunSink } from "./run-events.js";
 import { StoreError } from "./store/store-error.js";
-import type { HeadVersion, StoredConversation } from "./store/gateway-store.js";
+import type { GatewayStore, HeadVersion, StoredConversation } from "./store/gateway-store.js";
 import { TurnWriter } from "./turn-writer.js";
 import { UsageRecorder } from "./usage/usage-recorder.js";
 
@@ -90,6 +90,11 @@ export class ConversationService {
   /** Usage records of every provider call (both front doors run through here). */
   readonly usage: UsageRecorder;
   #closing = false;
+
+  /** The store the service runs on (its usage records are read by the usage endpoints). */
+  get store(): GatewayStore {
+    return this.#options.store;
+  }
 
   constructor(options: ConversationServiceOptions) {
     this.#options = options;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { loadCheckpointSecret } from "./checkpoint-secret.js";
-import { ConfigError, isLoopbackHost } from "./config.js";
+import { ConfigError, defaultUsageRetentionDays, isLoopbackHost } from "./config.js";
 import type { GatewayConfig } from "./config.js";
 import { ConversationService } from "./conversation-service.js";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
@@ -10,6 +10,9 @@ import { ModelCatalog } from "./models/model-catalog.js";
 import { databasePassword } from "./store/database-url.js";
 import type { GatewayStore } from "./store/gateway-store.js";
 import { openGatewayStore } from "./store/open-gateway-store.js";
+import { PriceTable } from "./usage/price-table.js";
+import { UsageReports } from "./usage/usage-reports.js";
+import { startUsageRetention } from "./usage/usage-retention.js";
 
 export interface StartGatewayOptions {
   readonly config: GatewayConfig;
@@ -90,9 +93,30 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     ...(options.now === undefined ? {} : { now: options.now }),
   });
   serviceRef.current = service;
-  const app = buildApp({ config, metrics, service, logger: options.logger ?? false });
+  const retentionDays = config.usageRetentionDays ?? defaultUsageRetentionDays;
+  const usage = new UsageReports({
+    store,
+    prices: config.prices ?? PriceTable.defaults(),
+    retentionDays,
+  });
+  const app = buildApp({ config, metrics, service, usage, logger: options.logger ?? false });
   appRef.current = app;
-  return finishStart({ app, service, store, models, simulatedProviderURL, config });
+  const retention = startUsageRetention({
+    store: store.providerCalls,
+    retentionDays,
+    now: () => options.now?.() ?? new Date(),
+    metrics,
+    logger: { error: (details, message) => appRef.current?.log.error(details, message) },
+  });
+  return finishStart({
+    app,
+    service,
+    store,
+    models,
+    simulatedProviderURL,
+    config,
+    stopRetention: () => retention.stop(),
+  });
 }
 
 async function finishStart({
@@ -102,7 +126,9 @@ async function finishStart({
   models,
   simulatedProviderURL,
   config,
+  stopRetention,
 }: {
+  stopRetention: () => Promise<void>;
   app: FastifyInstance;
   service: ConversationService;
   store: GatewayStore;
@@ -122,6 +148,7 @@ async function finishStart({
     close() {
       closed ??= (async () => {
         await service.shutdown();
+        await stopRetention();
         await app.close();
         await models.close();
         await store.close();

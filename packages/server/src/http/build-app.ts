@@ -8,7 +8,10 @@ import { HttpError, sendHttpError } from "./http-error.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { sseRunSink } from "./sse-run-sink.js";
 import { SseStream } from "./sse-stream.js";
+import { registerUsageRoutes } from "./usage-routes.js";
 import type { ConversationService } from "../conversation-service.js";
+import { defaultUsageRetentionDays } from "../config.js";
+import { UsageReports } from "../usage/usage-reports.js";
 
 export const maxBodyBytes = 32 * 1024 * 1024;
 
@@ -23,6 +26,8 @@ export interface BuildAppOptions {
   readonly service: ConversationService;
   readonly metrics: GatewayMetrics;
   readonly logger?: boolean | object;
+  /** The usage endpoints' answers; default: the service's store with the built-in prices. */
+  readonly usage?: UsageReports;
 }
 
 /**
@@ -41,7 +46,7 @@ const noSchemaCompilers = {
 
 const conversationIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
-function conversationIdParam(request: FastifyRequest): string {
+export function conversationIdParam(request: FastifyRequest): string {
   const { id } = request.params as { id: string };
   if (!conversationIdPattern.test(id)) {
     throw new HttpError(
@@ -205,6 +210,16 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
       });
     },
   );
+
+  registerUsageRoutes(app, {
+    reports:
+      options.usage ??
+      new UsageReports({
+        store: options.service.store,
+        retentionDays: defaultUsageRetentionDays,
+      }),
+    conversationIdParam,
+  });
 
   return app;
 }

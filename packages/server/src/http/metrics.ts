@@ -5,9 +5,7 @@ const callDurationBuckets = [0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60, 120,
 /** Seconds: a provider call's first output (text, reasoning or a tool call). */
 const firstTokenBuckets = [0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5, 8, 13, 30];
 /** Seconds: the gateway's own time around a provider call (see the server README). */
-const overheadBuckets = [
-  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
-];
+const overheadBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 const callLabels = ["provider", "model"] as const;
 
@@ -112,7 +110,8 @@ export class GatewayMetrics {
         registers: [this.registry],
       };
       if (definition.type === "counter") this.#counters.set(name, new Counter(common));
-      else this.#histograms.set(name, new Histogram({ ...common, buckets: [...definition.buckets] }));
+      else
+        this.#histograms.set(name, new Histogram({ ...common, buckets: [...definition.buckets] }));
     }
     new Gauge({
       name: "cursor_gateway_active_runs",

@@ -61,6 +61,25 @@ export class PostgresProviderCalls implements ProviderCallStore {
     return result.rows.map(storedProviderCall);
   }
 
+  async get({
+    tenant,
+    conversationId,
+    callId,
+  }: {
+    tenant: string;
+    conversationId: string;
+    callId: string;
+  }): Promise<StoredProviderCall | undefined> {
+    const result = await this.#pool.query<ProviderCallRow>({
+      name: "cgw-get-call",
+      text: `SELECT ${providerCallSelect} FROM provider_calls
+             WHERE call_id = $1 AND tenant = $2 AND conversation_id = $3`,
+      values: [callId, tenant, conversationId],
+    });
+    const row = result.rows[0];
+    return row === undefined ? undefined : storedProviderCall(row);
+  }
+
   async lastModelCall({
     tenant,
     conversationId,

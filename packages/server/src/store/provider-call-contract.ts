@@ -138,6 +138,8 @@ export function describeProviderCallContract(fixture: () => ProviderCallFixture)
       expect(last?.callId).toBe(model.callId);
       expect(last?.prefix).toEqual(model.prefix);
       const view = { tenant: "t", conversationId: "c", callId: model.callId };
+      expect((await store.providerCalls.get(view))?.callId).toBe(model.callId);
+      expect(await store.providerCalls.get({ ...view, conversationId: "other" })).toBeUndefined();
       expect(await store.providerCalls.divergenceView(view)).toBe(model.divergenceView);
       expect(await store.providerCalls.divergenceView({ ...view, tenant: "u" })).toBeUndefined();
       expect(await store.providerCalls.divergenceView({ ...view, callId: "nope" })).toBeUndefined();

@@ -151,7 +151,10 @@ const statuses: readonly string[] = [
 
 function oneOf<T extends string>(value: string, allowed: readonly string[], what: string): T {
   if (!allowed.includes(value)) {
-    throw new StoreError({ reason: "corrupt", message: `provider call record: unknown ${what} ${value}` });
+    throw new StoreError({
+      reason: "corrupt",
+      message: `provider call record: unknown ${what} ${value}`,
+    });
   }
   return value as T;
 }

@@ -149,6 +149,12 @@ export interface ProviderCallStore {
     afterSeq?: number;
     limit: number;
   }): Promise<readonly StoredProviderCall[]>;
+  /** One call of a conversation, by its id. */
+  get(input: {
+    tenant: string;
+    conversationId: string;
+    callId: string;
+  }): Promise<StoredProviderCall | undefined>;
   /** The conversation's most recent model call (what the next one is compared with). */
   lastModelCall(input: {
     tenant: string;

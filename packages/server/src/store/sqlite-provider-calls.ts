@@ -54,6 +54,20 @@ export class SqliteProviderCalls implements ProviderCallStore {
     return rows.map(storedProviderCall);
   }
 
+  async get({
+    tenant,
+    conversationId,
+    callId,
+  }: {
+    tenant: string;
+    conversationId: string;
+    callId: string;
+  }): Promise<StoredProviderCall | undefined> {
+    const row = this.#statements.get.get(callId, tenant, conversationId) as
+      ProviderCallRow | undefined;
+    return row === undefined ? undefined : storedProviderCall(row);
+  }
+
   async lastModelCall({
     tenant,
     conversationId,
@@ -62,8 +76,7 @@ export class SqliteProviderCalls implements ProviderCallStore {
     conversationId: string;
   }): Promise<StoredProviderCall | undefined> {
     const row = this.#statements.lastModelCall.get(tenant, conversationId) as
-      | ProviderCallRow
-      | undefined;
+      ProviderCallRow | undefined;
     return row === undefined ? undefined : storedProviderCall(row);
   }
 
@@ -77,8 +90,7 @@ export class SqliteProviderCalls implements ProviderCallStore {
     callId: string;
   }): Promise<string | undefined> {
     const row = this.#statements.divergenceView.get(tenant, conversationId, callId) as
-      | { divergence_view: string | null }
-      | undefined;
+      { divergence_view: string | null } | undefined;
     return row?.divergence_view ?? undefined;
   }
 
@@ -162,6 +174,10 @@ function prepare(db: Database.Database) {
     list: db.prepare(
       `SELECT ${providerCallSelect} FROM provider_calls
        WHERE tenant = ? AND conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+    ),
+    get: db.prepare(
+      `SELECT ${providerCallSelect} FROM provider_calls
+       WHERE call_id = ? AND tenant = ? AND conversation_id = ?`,
     ),
     lastModelCall: db.prepare(
       `SELECT ${providerCallSelect} FROM provider_calls

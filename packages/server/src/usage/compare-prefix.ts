@@ -56,7 +56,10 @@ export function comparePrefix({
   const previousDigest = previous.prefix.digest;
   if (
     previousDigest !== undefined &&
-    extendsPrompt(fingerprint, { historyItems: previous.prefix.historyItems, digest: previousDigest })
+    extendsPrompt(fingerprint, {
+      historyItems: previous.prefix.historyItems,
+      digest: previousDigest,
+    })
   ) {
     return {
       prefix: { status: "extends", ...own, ...against, sharedItems: previous.prefix.historyItems },
@@ -139,7 +142,10 @@ function divergenceViewText({
             previous: "(too large to keep)",
             current: "(too large to keep)",
           })),
-          cause: { kind: diff.cause.kind, summary: capText(diff.cause.summary, recordTextLimits.cause) },
+          cause: {
+            kind: diff.cause.kind,
+            summary: capText(diff.cause.summary, recordTextLimits.cause),
+          },
           diff: [],
         },
         omittedDiffLines: diff.diff.length,

@@ -128,12 +128,18 @@ export function costOf(price: PriceEntry, tokens: TokenCounts): CallCost {
       write1h * price.cacheWrite1h +
       tokens.outputTokens * price.output) /
     perMillion;
-  const uncachedUsd = (tokens.inputTokens * price.input + tokens.outputTokens * price.output) / perMillion;
+  const uncachedUsd =
+    (tokens.inputTokens * price.input + tokens.outputTokens * price.output) / perMillion;
   return { usd, uncachedUsd, savedUsd: uncachedUsd - usd };
 }
 
-const price = z.number().finite().min(0, "a price is never negative").max(10_000, "at most 10000 USD per million tokens");
-const boundedText = (max: number) => z.string().trim().min(1, "must not be empty").max(max, `at most ${max} characters`);
+const price = z
+  .number()
+  .finite()
+  .min(0, "a price is never negative")
+  .max(10_000, "at most 10000 USD per million tokens");
+const boundedText = (max: number) =>
+  z.string().trim().min(1, "must not be empty").max(max, `at most ${max} characters`);
 
 const priceEntrySchema = z.strictObject({
   provider: z.enum(priceProviders),

@@ -204,14 +204,22 @@ export class RunCallRecorder {
       const { usage } = call;
       const write1h = Math.min(usage.cacheWrite1hTokens ?? 0, usage.cacheWriteTokens);
       metrics.increment("cursor_gateway_input_tokens_total", labels, usage.inputTokens);
-      metrics.increment("cursor_gateway_cached_input_tokens_total", labels, usage.cachedInputTokens);
+      metrics.increment(
+        "cursor_gateway_cached_input_tokens_total",
+        labels,
+        usage.cachedInputTokens,
+      );
       metrics.increment(
         "cursor_gateway_cache_write_tokens_total",
         { ...labels, ttl: "5m" },
         usage.cacheWriteTokens - write1h,
       );
       if (write1h > 0) {
-        metrics.increment("cursor_gateway_cache_write_tokens_total", { ...labels, ttl: "1h" }, write1h);
+        metrics.increment(
+          "cursor_gateway_cache_write_tokens_total",
+          { ...labels, ttl: "1h" },
+          write1h,
+        );
       }
       metrics.increment("cursor_gateway_output_tokens_total", labels, usage.outputTokens);
     }

@@ -26,7 +26,9 @@ export interface UsageRecorderContext {
 export class UsageRecorder {
   readonly context: UsageRecorderContext;
 
-  constructor(context: Omit<UsageRecorderContext, "process"> & { process?: UsageRecorderContext["process"] }) {
+  constructor(
+    context: Omit<UsageRecorderContext, "process"> & { process?: UsageRecorderContext["process"] },
+  ) {
     this.context = {
       ...context,
       process: context.process ?? {
