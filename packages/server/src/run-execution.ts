@@ -19,7 +19,6 @@ import type {
 } from "@cursor/run";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import type { ConversationHeadOwner, HeadState } from "./conversation-head-owner.js";
-import { conversationKey } from "./conversation-head-owner.js";
 import { redactSecrets } from "./redact-secrets.js";
 import type { RunEndReason, RunError, RunOutcome, RunSink } from "./run-events.js";
 import { StoreError } from "./store/store-error.js";

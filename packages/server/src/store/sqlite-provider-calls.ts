@@ -22,11 +22,9 @@ const pruneBatch = 2_000;
 
 /** The usage records of the SQLite store (`provider_calls`, migration 4). */
 export class SqliteProviderCalls implements ProviderCallStore {
-  readonly #db: Database.Database;
   readonly #statements: ReturnType<typeof prepare>;
 
   constructor(db: Database.Database) {
-    this.#db = db;
     this.#statements = prepare(db);
   }
 
