@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Enforces the one-way layering of ARCHITECTURE.md:
+// Enforces the one-way layering of docs/architecture.md:
 //  1. every workspace package.json declares only workspace dependencies from its allowed set;
+//     and only a test-tooling layer (testkit) carries test tooling in its runtime dependencies;
 //  2. dependency-cruiser proves the imports agree: no import outside the allowed set, no import of
 //     another package by path (its src/ or dist/), nothing unresolvable, no cycles.
 // Usage: node scripts/check-layers.mjs [--root <dir>]
@@ -9,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cruise } from "dependency-cruiser";
-import { layers, leaves } from "./layers.mjs";
+import { layers, leaves, testToolingPackages } from "./layers.mjs";
 
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const dirOf = (name) => layers[name]?.dir ?? name.replace(/^@cursor\//, "");
@@ -25,6 +26,30 @@ export function readWorkspacePackages(root) {
       manifest: JSON.parse(readFileSync(join(packagesDir, entry.name, "package.json"), "utf8")),
     }))
     .sort((a, b) => a.dir.localeCompare(b.dir));
+}
+
+const isTestTooling = (dependency) =>
+  testToolingPackages.some((pattern) =>
+    pattern.endsWith("/*") ? dependency.startsWith(pattern.slice(0, -1)) : dependency === pattern,
+  );
+
+/**
+ * The table itself: a runtime layer may not list a test-tooling layer among what it may use at
+ * run time (a test-tooling layer may, e.g. testkit uses the fake provider).
+ */
+export function checkLayerTable(table = layers) {
+  const violations = [];
+  for (const [name, layer] of Object.entries(table)) {
+    if (layer.testTooling) continue;
+    for (const dependency of layer.runtime) {
+      if (table[dependency]?.testTooling) {
+        violations.push(
+          `layer-table: ${name} lists ${dependency} (test tooling) as a runtime layer; list it under dev`,
+        );
+      }
+    }
+  }
+  return violations;
 }
 
 /** Rule 1: declared dependencies. Returns a list of violation strings. */
@@ -56,6 +81,18 @@ export function checkManifests(packages) {
     ];
     for (const [section, allowed] of sections) {
       for (const dependency of Object.keys(manifest[section] ?? {}).sort()) {
+        if (section !== "devDependencies" && !isLeaf && !layer.testTooling) {
+          const tooling =
+            isTestTooling(dependency) || layers[dependency]?.testTooling === true
+              ? dependency
+              : undefined;
+          if (tooling !== undefined) {
+            violations.push(
+              `test-tooling: ${name} ${section} declares ${tooling}; test tooling belongs in devDependencies (installing ${name} must not install it)`,
+            );
+            continue;
+          }
+        }
         const internal = names.has(dependency) || dependency.startsWith("@cursor/");
         if (!internal) continue;
         if (leaves.includes(dependency)) {
@@ -84,7 +121,7 @@ function layerRules(packages) {
     const forbidden = (allowedDirs) => allDirs.filter((d) => !allowedDirs.includes(d));
     const runtimeForbidden = forbidden(runtimeDirs);
     const testForbidden = forbidden(testDirs);
-    const testFile = "(\\.test\\.ts$|/__fixtures__/|/test/)";
+    const testFile = "(\\.test\\.ts$|/__fixtures__/|/test/|/e2e/)";
     if (runtimeForbidden.length > 0) {
       rules.push({
         name: `layer:${manifest.name}`,
@@ -215,7 +252,7 @@ export async function checkImports(root, packages) {
 
 export async function checkLayers(root) {
   const packages = readWorkspacePackages(root);
-  const manifestViolations = checkManifests(packages);
+  const manifestViolations = [...checkLayerTable(), ...checkManifests(packages)];
   const importViolations = await checkImports(root, packages);
   return [...manifestViolations, ...importViolations];
 }
@@ -231,5 +268,5 @@ if (isMain) {
     process.exit(1);
   }
   const count = readWorkspacePackages(root).length;
-  console.log(`check:layers: ${count} packages, manifests and imports follow ARCHITECTURE.md`);
+  console.log(`check:layers: ${count} packages, manifests and imports follow docs/architecture.md`);
 }

@@ -10,7 +10,14 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { checkLayers, readWorkspacePackages } from "./check-layers.mjs";
+import { execFileSync } from "node:child_process";
+import {
+  checkLayerTable,
+  checkLayers,
+  checkManifests,
+  readWorkspacePackages,
+} from "./check-layers.mjs";
+import { layers } from "./layers.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 let scratch;
@@ -154,5 +161,88 @@ describe("check:layers", () => {
     writeFileSync(join(tree, "packages/rogue/src/index.ts"), "export const rogue = 1;\n");
     const violations = await checkLayers(tree);
     expect(violations.some((v) => v.startsWith("unknown-package: @cursor/rogue"))).toBe(true);
+  });
+
+  it("fails when the gateway depends on @cursor/testkit at run time", () => {
+    const packages = readWorkspacePackages(root).map((p) =>
+      p.manifest.name === "@cursor/server"
+        ? {
+            ...p,
+            manifest: {
+              ...p.manifest,
+              dependencies: { ...p.manifest.dependencies, "@cursor/testkit": "workspace:*" },
+            },
+          }
+        : p,
+    );
+    expect(checkManifests(packages)).toContainEqual(
+      "test-tooling: @cursor/server dependencies declares @cursor/testkit; test tooling belongs in devDependencies (installing @cursor/server must not install it)",
+    );
+  });
+
+  it("fails when a runtime package declares vitest or fast-check outside devDependencies", () => {
+    const packages = readWorkspacePackages(root).map((p) =>
+      p.manifest.name === "@cursor/fake-provider"
+        ? {
+            ...p,
+            manifest: {
+              ...p.manifest,
+              dependencies: { ...p.manifest.dependencies, "fast-check": "4.11.0" },
+              peerDependencies: { vitest: ">=4" },
+            },
+          }
+        : p,
+    );
+    const violations = checkManifests(packages);
+    expect(violations).toContainEqual(
+      "test-tooling: @cursor/fake-provider dependencies declares fast-check; test tooling belongs in devDependencies (installing @cursor/fake-provider must not install it)",
+    );
+    expect(violations).toContainEqual(
+      "test-tooling: @cursor/fake-provider peerDependencies declares vitest; test tooling belongs in devDependencies (installing @cursor/fake-provider must not install it)",
+    );
+  });
+
+  it("fails when the layer table lets a runtime layer use a test-tooling layer", () => {
+    expect(checkLayerTable()).toEqual([]);
+    const table = {
+      ...layers,
+      "@cursor/server": {
+        ...layers["@cursor/server"],
+        runtime: [...layers["@cursor/server"].runtime, "@cursor/testkit"],
+      },
+    };
+    expect(checkLayerTable(table)).toEqual([
+      "layer-table: @cursor/server lists @cursor/testkit (test tooling) as a runtime layer; list it under dev",
+    ]);
+  });
+
+  it("installs no test tooling with the gateway: its production dependency tree", () => {
+    // What `npm install @cursor/server` would bring, as pnpm resolved it for the workspace.
+    const [tree] = JSON.parse(
+      execFileSync(
+        "pnpm",
+        ["--filter", "@cursor/server", "list", "--prod", "--depth", "Infinity", "--json"],
+        { cwd: root, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+      ),
+    );
+    const names = new Set();
+    const visit = (dependencies) => {
+      for (const [name, node] of Object.entries(dependencies ?? {})) {
+        if (names.has(name)) continue;
+        names.add(name);
+        visit(node.dependencies);
+      }
+    };
+    visit(tree.dependencies);
+    expect(names.has("@cursor/fake-provider")).toBe(true);
+    expect(names.has("fastify")).toBe(true);
+    const tooling = [...names].filter(
+      (name) =>
+        name === "vitest" ||
+        name.startsWith("@vitest/") ||
+        name === "fast-check" ||
+        name === "@cursor/testkit",
+    );
+    expect(tooling).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { readWorkspacePackages } from "./check-layers.mjs";
 const root = resolve(import.meta.dirname, "..");
 const reports = [
   ["tooling", join(root, "scripts", ".vitest-result.json")],
+  ["fresh clone of the README", join(root, "scripts", ".vitest-fresh-clone.json")],
   ...readWorkspacePackages(root).map((p) => [
     p.manifest.name,
     join(root, "packages", p.dir, ".vitest-result.json"),

@@ -1,20 +1,21 @@
 #!/usr/bin/env node
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { BenchResults } from "./bench-results.js";
 import { benchSettings } from "./bench-settings.js";
 import { Progress } from "./progress.js";
 import { headlineFigures, renderReport, reproduceCommand } from "./report/render-report.js";
 import { renderCharts } from "./report/render-charts.js";
+import { defaultOutDir } from "./output-folder.js";
 import { benchParts, runBench, stepCount } from "./run-bench.js";
 import type { BenchPart } from "./run-bench.js";
 
 const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores] [--out DIR] [--from FILE]
 
 Measures the gateway against its baselines and writes DIR/latest.md, DIR/latest.json and SVG
-charts (DIR defaults to bench/results).
+charts. DIR defaults to bench/results for a full run (the committed figures the README quotes)
+and to bench/results/quick (not committed) for --quick, so a quick run never replaces them.
   --quick   a short run (smaller session and histories, fewer samples; about 2 minutes)
   --only    run some parts only (the report then lacks the others)
   --from    re-render the report and charts from an earlier run's latest.json
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
   const unknown = parts.filter((part) => !benchParts.includes(part));
   if (unknown.length > 0) throw new Error(`unknown part(s) ${unknown.join(", ")}\n\n${usage}`);
   const settings = benchSettings(values.quick ? "quick" : "full");
-  const outDir = resolve(values.out ?? fileURLToPath(new URL("../results", import.meta.url)));
+  const outDir = resolve(values.out ?? defaultOutDir(values.quick ? "quick" : "full"));
   let results: BenchResults;
   if (values.from === undefined) {
     const progress = new Progress({ out: process.stderr, steps: stepCount(settings, parts) });

@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/vitest.ts", "src/cli.ts"],
+  entry: ["src/index.ts", "src/vitest.ts"],
   format: ["esm"],
   dts: { entry: ["src/index.ts", "src/vitest.ts"] },
   sourcemap: true,

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import type { FakeReply } from "@cursor/testkit";
 
 /**
- * The testkit's `cursor-fake-provider` bin as a child process: latency and memory measurements
+ * The `cursor-fake-provider` bin (@cursor/fake-provider) as a child process: latency and memory measurements
  * must not count the fake provider's own work (tokenising, hashing, recording every body) as the
  * gateway's.
  */
@@ -24,7 +24,11 @@ export class FakeProviderProcess {
 
   static async start(): Promise<FakeProviderProcess> {
     const require = createRequire(import.meta.url);
-    const bin = join(dirname(require.resolve("@cursor/testkit/package.json")), "dist", "cli.js");
+    const bin = join(
+      dirname(require.resolve("@cursor/fake-provider/package.json")),
+      "dist",
+      "cli.js",
+    );
     const child = spawn(process.execPath, [bin, "--port", "0"], {
       stdio: ["ignore", "pipe", "inherit"],
     });

@@ -9,8 +9,14 @@ describe("renderReport", () => {
   const report = renderReport({ results, charts });
 
   it("names the run and the command that reproduces it", () => {
-    expect(report).toMatch(/^# Benchmark results\n/);
+    // The fixture is a quick run: its report says so loudly, at the top.
+    expect(report).toMatch(/^# Benchmark results \(QUICK RUN\)\n\n> \*\*A quick run\*\*/);
     expect(report).toContain("A **quick** run of `pnpm bench --quick`");
+    const full = renderReport({
+      results: { ...results, settings: { ...results.settings, mode: "full" } },
+      charts,
+    });
+    expect(full).toMatch(/^# Benchmark results\n\nA \*\*full\*\* run/);
     expect(reproduceCommand("full")).toBe("pnpm bench");
   });
 

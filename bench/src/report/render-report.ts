@@ -465,8 +465,15 @@ export function renderReport({
 }): string {
   const m = results.machine;
   const lines = [
-    "# Benchmark results",
+    results.settings.mode === "quick" ? "# Benchmark results (QUICK RUN)" : "# Benchmark results",
     "",
+    ...(results.settings.mode === "quick"
+      ? [
+          "> **A quick run**: a short session and small histories, for a fast check. The figures the " +
+            "README quotes come from a full `pnpm bench` (bench/results/latest.md).",
+          "",
+        ]
+      : []),
     `A **${results.settings.mode}** run of \`${reproduceCommand(results.settings.mode)}\`, started ${results.startedAt}, ` +
       `${Math.round(results.durationSeconds)} s. Node ${m.node} on ${m.platform}, ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB; ` +
       `1-minute load average ${m.loadAverage[0].toFixed(1)} at the start, ${m.loadAverage[1].toFixed(1)} at the end ` +

@@ -16,7 +16,7 @@ export const conversationIdSchema = z
   )
   .regex(/^[A-Za-z0-9._:-]+$/, "must use only A-Z, a-z, 0-9, '.', '_', ':' and '-'");
 
-/** The body of `POST /v1/runs` (gateway-api.md). Strict: an unknown field is an error. */
+/** The body of `POST /v1/runs` (docs/http-contract.md). Strict: an unknown field is an error. */
 export const agentRunRequestSchema = z.strictObject({
   conversationId: conversationIdSchema,
   runId: clientIdSchema,

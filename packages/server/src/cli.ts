@@ -1,12 +1,9 @@
 #!/usr/bin/env node
 import { ConfigError, loadConfig } from "./config.js";
-import { runDemo } from "./demo/run-demo.js";
-import { runDiffCommand } from "./diagnostics/diff-command.js";
-import { runReportCommand } from "./diagnostics/report-command.js";
-import { runProxyCommand } from "./proxy/proxy-command.js";
-import { runDoctorCommand } from "./setup/doctor-command.js";
-import { runSetupCommand } from "./setup/setup-command.js";
+import { watchLauncher } from "./launcher-watch.js";
+import { createGatewayLogger } from "./logging/gateway-logger.js";
 import { startGateway } from "./start-gateway.js";
+import { StartupError } from "./startup-error.js";
 import { databaseLabel } from "./store/database-url.js";
 import { StoreError } from "./store/store-error.js";
 
@@ -30,35 +27,20 @@ async function serve(): Promise<void> {
   const config = loadConfig(process.env);
   const gateway = await startGateway({
     config,
-    logger: { level: process.env.CURSOR_GATEWAY_LOG_LEVEL ?? "info" },
+    logger: createGatewayLogger({
+      level: config.logLevel,
+      ...(config.logFormat === undefined ? {} : { format: config.logFormat }),
+    }),
   });
   const mode =
     config.tokens.length === 0
       ? "no auth (loopback only)"
       : `${config.tokens.length} tenant token(s)`;
   const [first, ...others] = config.models;
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`cursor-gateway: ${signal}, finishing open runs\n`);
-    void gateway.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        process.stderr.write(`cursor-gateway: shutdown failed: ${String(error)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
-  // The ready line last: whoever reads it may stop the process at once.
+  // The handlers first, the ready line last: whoever reads it may stop the process at once.
+  stopOnSignals({ name: "cursor-gateway", close: () => gateway.close() });
   process.stdout.write(
-    `cursor-gateway listening on ${gateway.url} — provider ${first.provider}${
-      gateway.simulatedProviderURL === undefined
-        ? ""
-        : ` (simulated at ${gateway.simulatedProviderURL})`
-    }, model ${first.model}${
+    `cursor-gateway listening on ${gateway.url} — provider ${first.provider}, model ${first.model}${
       others.length === 0
         ? ""
         : ` (default of ${config.models.length}: ${config.models.map((m) => m.id).join(", ")})`
@@ -69,36 +51,63 @@ async function serve(): Promise<void> {
 }
 
 async function proxy(): Promise<void> {
+  const { runProxyCommand } = await import("./proxy/proxy-command.js");
   const running = await runProxyCommand({ env: process.env, out: process.stdout });
+  stopOnSignals({ name: "cursor-gateway proxy", close: () => running.close() });
+}
+
+/**
+ * Stops cleanly (open runs end, the store closes, the port is freed) on SIGTERM, SIGINT and
+ * SIGHUP, and when the command that started the gateway is gone (see `watchLauncher`).
+ */
+function stopOnSignals({ name, close }: { name: string; close: () => Promise<void> }): void {
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = (why: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`cursor-gateway proxy: ${signal}, finishing open runs\n`);
-    void running.close().then(
+    writeQuietly(`${name}: ${why}, finishing open runs\n`);
+    void close().then(
       () => process.exit(0),
       (error: unknown) => {
-        process.stderr.write(`cursor-gateway proxy: shutdown failed: ${String(error)}\n`);
+        process.stderr.write(`${name}: shutdown failed: ${String(error)}\n`);
         process.exit(1);
       },
     );
   };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(signal, () => stop(signal));
+  }
+  watchLauncher({ onGone: (pid) => stop(`the command that started it (pid ${pid}) exited`) });
 }
+
+/** A terminal or pipe that went away must not turn a clean shutdown into a crash. */
+function writeQuietly(text: string): void {
+  try {
+    process.stdout.write(text);
+  } catch {
+    // stdout is gone; nothing to tell.
+  }
+}
+process.stdout.on("error", () => undefined);
 
 async function main(argv: readonly string[]): Promise<void> {
   const [command] = argv;
   switch (command) {
     case "serve":
       return serve();
-    case "demo":
+    // Each command loads its own modules: `serve` does not pay for the diagnostics' tokenizer.
+    case "demo": {
+      const { runDemo } = await import("./demo/run-demo.js");
       return runDemo({ argv: argv.slice(1), out: process.stdout });
+    }
     case "proxy":
       return proxy();
     case "setup":
     case "doctor": {
-      const run = command === "setup" ? runSetupCommand : runDoctorCommand;
+      const run =
+        command === "setup"
+          ? (await import("./setup/setup-command.js")).runSetupCommand
+          : (await import("./setup/doctor-command.js")).runDoctorCommand;
       process.exitCode = await run({
         argv: argv.slice(1),
         env: process.env,
@@ -108,7 +117,10 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     case "diff":
     case "report": {
-      const run = command === "diff" ? runDiffCommand : runReportCommand;
+      const run =
+        command === "diff"
+          ? (await import("./diagnostics/diff-command.js")).runDiffCommand
+          : (await import("./diagnostics/report-command.js")).runReportCommand;
       process.exitCode = await run({
         argv: argv.slice(1),
         io: { out: process.stdout, err: process.stderr },
@@ -126,19 +138,28 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 }
 
+// ProxyCaError's marker (proxy/proxy-ca.ts), checked without loading the proxy's modules.
+const isProxyCaError = (error: unknown): error is Error =>
+  typeof error === "object" && error !== null && Symbol.for("cursor.error.proxy-ca") in error;
+
 main(process.argv.slice(2)).catch((error: unknown) => {
+  // A mistake in the configuration or on this machine: the message says what to change.
   if (ConfigError.isInstance(error)) {
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
-  // The database is unreachable or newer than this gateway: the message says what to do.
-  if (
-    StoreError.isInstance(error) &&
-    (error.reason === "unavailable" || error.reason === "migration")
-  ) {
+  // A listen address or data folder this machine cannot use: the message names what to change.
+  if (StartupError.isInstance(error) || isProxyCaError(error)) {
+    process.stderr.write(`cursor-gateway: ${error.message}\n`);
+    process.exit(2);
+  }
+  // The store cannot be used (unreachable, newer than this gateway, damaged, another program's):
+  // the message says what to do.
+  if (StoreError.isInstance(error)) {
     process.stderr.write(`cursor-gateway: ${error.message}\n`);
     process.exit(1);
   }
+  // Anything else is a bug: the stack helps whoever reports it.
   process.stderr.write(
     `cursor-gateway: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );

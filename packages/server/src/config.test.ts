@@ -57,3 +57,80 @@ describe("loadConfig: the store", () => {
     }
   });
 });
+
+function issuesOf(environment: Record<string, string>): readonly string[] {
+  try {
+    loadConfig(environment);
+  } catch (error) {
+    if (ConfigError.isInstance(error)) return error.issues;
+    throw error;
+  }
+  throw new Error("the configuration was accepted");
+}
+
+describe("loadConfig", () => {
+  it("reads the defaults: simulated provider, loopback, no tokens, info logs", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: "127.0.0.1",
+      port: 8787,
+      dataDir: "./.cursor-gateway",
+      tokens: [],
+      contextWindow: 200_000,
+      logLevel: "info",
+    });
+    expect(config.logFormat).toBeUndefined();
+    expect(config.models.map((model) => model.provider)).toEqual(["simulated"]);
+  });
+
+  it("splits CURSOR_GATEWAY_TOKENS on commas only and trims each token", () => {
+    const config = loadConfig({
+      CURSOR_GATEWAY_TOKENS: "  first-token-0123456789,second-token-0123456789  ",
+    });
+    expect(config.tokens).toEqual(["first-token-0123456789", "second-token-0123456789"]);
+  });
+
+  it("refuses a space-separated token list, empty entries, short and repeated tokens", () => {
+    const issues = issuesOf({
+      CURSOR_GATEWAY_TOKENS:
+        "first-token-0123456789 second-token-0123456789,short,,third-token-0123456789,third-token-0123456789",
+    });
+    expect(issues).toEqual([
+      "CURSOR_GATEWAY_TOKENS: token 1 of 5 contains whitespace; separate tokens with commas, not spaces",
+      "CURSOR_GATEWAY_TOKENS: token 2 of 5 is shorter than 16 characters",
+      "CURSOR_GATEWAY_TOKENS: token 3 of 5 is empty (separate tokens with commas, nothing in between)",
+      "CURSOR_GATEWAY_TOKENS: token 5 repeats token 4; each token is one tenant",
+    ]);
+    expect(issues.join("\n")).not.toContain("token-0123456789");
+  });
+
+  it("checks every variable on its own and reports all problems in one error", () => {
+    expect(
+      issuesOf({
+        CURSOR_GATEWAY_PORT: "99999",
+        CURSOR_GATEWAY_PROVIDER: "gemini",
+        CURSOR_GATEWAY_LOG_LEVEL: "chatty",
+        OPENAI_BASE_URL: "ftp://example.com",
+        OPENAI_API_KEY: "sk-secret-key-value",
+        CURSOR_GATEWAY_HOST: "0.0.0.0",
+      }),
+    ).toEqual([
+      'CURSOR_GATEWAY_PORT: a port number up to 65535 (got "99999")',
+      expect.stringMatching(/^CURSOR_GATEWAY_PROVIDER: .* \(got "gemini"\)$/),
+      expect.stringMatching(/^OPENAI_BASE_URL: .* \(got "ftp:\/\/example\.com"\)$/),
+      'CURSOR_GATEWAY_LOG_LEVEL: one of fatal, error, warn, info, debug, trace, silent (got "chatty")',
+      "CURSOR_GATEWAY_TOKENS must be set to listen on 0.0.0.0: without tokens the gateway only listens on loopback",
+    ]);
+  });
+
+  it("never quotes a secret's value", () => {
+    const issues = issuesOf({ CURSOR_GATEWAY_CHECKPOINT_SECRET: "too-short-secret" });
+    expect(issues).toEqual(["CURSOR_GATEWAY_CHECKPOINT_SECRET: at least 32 characters"]);
+  });
+
+  it("reads the log level and format", () => {
+    expect(
+      loadConfig({ CURSOR_GATEWAY_LOG_LEVEL: " debug ", CURSOR_GATEWAY_LOG_FORMAT: "json" }),
+    ).toMatchObject({ logLevel: "debug", logFormat: "json" });
+  });
+});

@@ -8,6 +8,13 @@ import { checkDatabaseURL } from "./store/database-url.js";
 import { readPricesFile } from "./usage/price-table.js";
 import type { PriceTable } from "./usage/price-table.js";
 
+/** pino's levels; `silent` logs nothing. */
+export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof logLevels)[number];
+/** `pretty`: one readable line per event (the default on a terminal); `json`: one JSON object per line. */
+export const logFormats = ["pretty", "json"] as const;
+export type LogFormat = (typeof logFormats)[number];
+
 const optionalText = z
   .string()
   .optional()
@@ -43,6 +50,12 @@ const environmentSchema = z.object({
       .refine((tokens) => tokens >= 4096, "at least 4096 tokens")
       .optional(),
   ),
+  CURSOR_GATEWAY_LOG_LEVEL: optionalText.pipe(
+    z.enum(logLevels, { error: `one of ${logLevels.join(", ")}` }).optional(),
+  ),
+  CURSOR_GATEWAY_LOG_FORMAT: optionalText.pipe(
+    z.enum(logFormats, { error: `one of ${logFormats.join(", ")}` }).optional(),
+  ),
   // The message names what is wrong, never the value: the URL may carry a password.
   CURSOR_GATEWAY_DATABASE_URL: optionalText.superRefine((value, context) => {
     const problem = value === undefined ? undefined : checkDatabaseURL(value);
@@ -67,6 +80,15 @@ const environmentSchema = z.object({
   CURSOR_GATEWAY_PRICES_FILE: optionalText,
 });
 
+/** Variables whose values are secrets: a problem with one never quotes its value. */
+const secretVariables = new Set([
+  "CURSOR_GATEWAY_DATABASE_URL",
+  "OPENAI_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "CURSOR_GATEWAY_TOKENS",
+  "CURSOR_GATEWAY_CHECKPOINT_SECRET",
+]);
+
 export interface GatewayConfig {
   readonly host: string;
   readonly port: number;
@@ -81,6 +103,10 @@ export interface GatewayConfig {
   /** Undefined: generated once and kept in the data folder. */
   readonly checkpointSecret?: string;
   readonly contextWindow: number;
+  /** `CURSOR_GATEWAY_LOG_LEVEL`, default `info`. */
+  readonly logLevel: LogLevel;
+  /** `CURSOR_GATEWAY_LOG_FORMAT`; undefined: pretty on a terminal, JSON otherwise. */
+  readonly logFormat?: LogFormat;
   /**
    * PostgreSQL (`CURSOR_GATEWAY_DATABASE_URL`): the store several gateway processes share.
    * Undefined: SQLite in the data folder.
@@ -123,35 +149,44 @@ export class ConfigError extends CursorError {
 }
 
 /**
- * Reads the gateway configuration from environment variables (gateway-api.md), and the models
+ * Reads the gateway configuration from environment variables (docs/http-contract.md), and the models
  * file when `CURSOR_GATEWAY_MODELS_FILE` names one (its keys from the variables it names). Every
  * problem is reported at once; no message contains a key.
  */
 export function loadConfig(environment: Record<string, string | undefined>): GatewayConfig {
-  const parsed = environmentSchema.safeParse(environment);
-  if (!parsed.success) {
-    throw new ConfigError({
-      issues: parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
-    });
-  }
-  const env = parsed.data;
+  // Every variable is checked on its own, so that one bad value does not hide the others.
   const issues: string[] = [];
+  const parsed: Record<string, unknown> = {};
+  const failed = new Set<string>();
+  for (const [name, schema] of Object.entries(environmentSchema.shape)) {
+    const result = schema.safeParse(environment[name]);
+    if (result.success) {
+      parsed[name] = result.data;
+      continue;
+    }
+    failed.add(name);
+    const value = environment[name]?.trim() ?? "";
+    const shown = secretVariables.has(name) ? "" : ` (got ${JSON.stringify(value)})`;
+    issues.push(...result.error.issues.map((issue) => `${name}: ${issue.message}${shown}`));
+  }
+  const env = parsed as z.infer<typeof environmentSchema>;
   let models: readonly [ModelConfig, ...ModelConfig[]] | undefined;
-  if (env.CURSOR_GATEWAY_MODELS_FILE === undefined) {
-    const single = singleProviderModel(env);
-    if (single.success) models = [single.model];
-    else issues.push(...single.issues);
-  } else {
+  if (env.CURSOR_GATEWAY_MODELS_FILE !== undefined) {
     const file = readModelsFile({ path: env.CURSOR_GATEWAY_MODELS_FILE, environment });
     if (file.success) models = file.models;
     else issues.push(...file.issues);
+  } else if (!failed.has("CURSOR_GATEWAY_PROVIDER")) {
+    const single = singleProviderModel(env);
+    if (single.success) models = [single.model];
+    else issues.push(...single.issues);
   }
-  const tokens = (env.CURSOR_GATEWAY_TOKENS ?? "")
-    .split(",")
-    .map((token) => token.trim())
-    .filter((token) => token.length > 0);
-  if (tokens.some((token) => token.length < 16)) {
-    issues.push("CURSOR_GATEWAY_TOKENS: every token must be at least 16 characters");
+  const tokens = parseTokens(env.CURSOR_GATEWAY_TOKENS);
+  issues.push(...tokens.issues);
+  const host = env.CURSOR_GATEWAY_HOST ?? "127.0.0.1";
+  if (env.CURSOR_GATEWAY_TOKENS === undefined && !isLoopbackHost(host)) {
+    issues.push(
+      `CURSOR_GATEWAY_TOKENS must be set to listen on ${host}: without tokens the gateway only listens on loopback`,
+    );
   }
   if (
     env.CURSOR_GATEWAY_DATABASE_URL !== undefined &&
@@ -169,15 +204,19 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
   }
   if (issues.length > 0 || models === undefined) throw new ConfigError({ issues });
   return {
-    host: env.CURSOR_GATEWAY_HOST ?? "127.0.0.1",
+    host,
     port: env.CURSOR_GATEWAY_PORT ?? 8787,
     dataDir: env.CURSOR_GATEWAY_DATA_DIR ?? defaultDataDir,
     models,
-    tokens,
+    tokens: tokens.tokens,
     ...(env.CURSOR_GATEWAY_CHECKPOINT_SECRET === undefined
       ? {}
       : { checkpointSecret: env.CURSOR_GATEWAY_CHECKPOINT_SECRET }),
     contextWindow: env.CURSOR_GATEWAY_CONTEXT_WINDOW ?? 200_000,
+    logLevel: env.CURSOR_GATEWAY_LOG_LEVEL ?? "info",
+    ...(env.CURSOR_GATEWAY_LOG_FORMAT === undefined
+      ? {}
+      : { logFormat: env.CURSOR_GATEWAY_LOG_FORMAT }),
     ...(env.CURSOR_GATEWAY_DATABASE_URL === undefined
       ? {}
       : { databaseURL: env.CURSOR_GATEWAY_DATABASE_URL }),
@@ -191,7 +230,40 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
   };
 }
 
-/** The one model the single-provider variables describe (gateway-api.md's table). */
+/**
+ * `CURSOR_GATEWAY_TOKENS`: split on commas only, each entry trimmed. A token with whitespace
+ * inside (a space-separated list), an empty entry, a short token or a repeated one is refused:
+ * such a token could never be presented as a bearer token, or would make two tenants one.
+ * Messages name entries by position, never by value (tokens are secrets).
+ */
+function parseTokens(value: string | undefined): { tokens: string[]; issues: string[] } {
+  if (value === undefined) return { tokens: [], issues: [] };
+  const entries = value.split(",").map((token) => token.trim());
+  const issues: string[] = [];
+  const seen = new Map<string, number>();
+  entries.forEach((token, index) => {
+    const position = `token ${index + 1} of ${entries.length}`;
+    if (token === "")
+      issues.push(
+        `CURSOR_GATEWAY_TOKENS: ${position} is empty (separate tokens with commas, nothing in between)`,
+      );
+    else if (/\s/.test(token))
+      issues.push(
+        `CURSOR_GATEWAY_TOKENS: ${position} contains whitespace; separate tokens with commas, not spaces`,
+      );
+    else if (token.length < 16)
+      issues.push(`CURSOR_GATEWAY_TOKENS: ${position} is shorter than 16 characters`);
+    const first = seen.get(token);
+    if (token !== "" && first !== undefined)
+      issues.push(
+        `CURSOR_GATEWAY_TOKENS: token ${index + 1} repeats token ${first}; each token is one tenant`,
+      );
+    else seen.set(token, index + 1);
+  });
+  return { tokens: issues.length === 0 ? entries : [], issues };
+}
+
+/** The one model the single-provider variables describe (docs/http-contract.md's table). */
 function singleProviderModel(
   env: z.infer<typeof environmentSchema>,
 ): { success: true; model: ModelConfig } | { success: false; issues: string[] } {

@@ -363,6 +363,18 @@ export class ConversationService {
     return owner;
   }
 
+  /** Whether `tenant` has this conversation: a run of it is open, or the store holds it. */
+  async knows({
+    tenant,
+    conversationId,
+  }: {
+    tenant: Tenant;
+    conversationId: string;
+  }): Promise<boolean> {
+    if (this.#active.has(conversationKey(tenant.id, conversationId))) return true;
+    return (await this.#options.store.headVersion(tenant.id, conversationId)) !== undefined;
+  }
+
   cancel({ tenant, conversationId }: { tenant: Tenant; conversationId: string }): boolean {
     const active = this.#active.get(conversationKey(tenant.id, conversationId));
     if (active === undefined || active.controller.signal.aborted) return false;

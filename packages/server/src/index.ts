@@ -5,7 +5,8 @@ export {
   loadConfig,
   loadProxyConfig,
 } from "./config.js";
-export type { GatewayConfig, ProxyConfig } from "./config.js";
+export { logFormats, logLevels } from "./config.js";
+export type { GatewayConfig, LogFormat, LogLevel, ProxyConfig } from "./config.js";
 export { defaultProviderModels, modelEfforts, providerNames } from "./models/model-config.js";
 export type { ModelConfig, ModelEffort, ProviderName } from "./models/model-config.js";
 export { readModelsFile } from "./models/models-file.js";
@@ -36,6 +37,10 @@ export type { ConversationErrorCode, RequestIssue } from "./conversation-errors.
 export { localTenant } from "./http/auth.js";
 export type { Tenant } from "./http/auth.js";
 export { defaultRunLeaseMs, startGateway } from "./start-gateway.js";
+export { StartupError } from "./startup-error.js";
+export type { StartupErrorReason } from "./startup-error.js";
+export { createGatewayLogger } from "./logging/gateway-logger.js";
+export type { LogOutput } from "./logging/log-output.js";
 export type { RunningGateway, StartGatewayOptions } from "./start-gateway.js";
 export { buildApp, maxBodyBytes } from "./http/build-app.js";
 export { providerHistoryItems, sharedPrefixItems } from "./providers/provider-history-items.js";
@@ -59,10 +64,11 @@ export type {
   StoredTurn,
   UsageTotals,
 } from "./store/gateway-store.js";
-export { createGatewayClient, parseSseEvents } from "./client/gateway-client.js";
+export { createGatewayClient, parseSseEvents, readSseEvents } from "./client/gateway-client.js";
 export type {
   GatewayClient,
   RunEvent as GatewayClientEvent,
+  RunOptions,
   RunResponse,
 } from "./client/gateway-client.js";
 export { startCursorProxy } from "./proxy/start-cursor-proxy.js";

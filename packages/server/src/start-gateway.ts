@@ -3,10 +3,12 @@ import { loadCheckpointSecret } from "./checkpoint-secret.js";
 import { ConfigError, defaultUsageRetentionDays, isLoopbackHost } from "./config.js";
 import type { GatewayConfig } from "./config.js";
 import { ConversationService } from "./conversation-service.js";
+import { prepareDataFolder } from "./data-folder.js";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import { buildApp } from "./http/build-app.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { ModelCatalog } from "./models/model-catalog.js";
+import { listenError } from "./startup-error.js";
 import { databasePassword } from "./store/database-url.js";
 import type { GatewayStore } from "./store/gateway-store.js";
 import { openGatewayStore } from "./store/open-gateway-store.js";
@@ -56,7 +58,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const appRef: { current?: FastifyInstance } = {};
   const runLeaseMs = config.runLeaseMs ?? defaultRunLeaseMs;
   const store = await openGatewayStore({
-    dataDir: config.dataDir,
+    // Checked first: the SQLite file, the checkpoint secret and the proxy CA live there.
+    dataDir: prepareDataFolder(config.dataDir),
     ...(config.databaseURL === undefined ? {} : { databaseURL: config.databaseURL }),
     runLeaseMs,
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },
@@ -66,14 +69,22 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     config.databaseURL === undefined ? "" : databasePassword(config.databaseURL);
   const models = new ModelCatalog({
     models: config.models,
-    // The testkit's fake provider with its prefix-cache simulation, on a private loopback port.
+    // The fake provider with its prefix-cache simulation and scripted agent, on a loopback
+    // port: its control endpoints are off (no other process can script it or read the bodies
+    // it received) and it keeps no request records (constant memory in a long run).
     simulated: async () => {
-      const { startFakeProvider } = await import("@cursor/testkit");
-      const fake = await startFakeProvider({ host: "127.0.0.1", port: 0 });
+      const { scriptedAgentReply, startFakeProvider } = await import("@cursor/fake-provider");
+      const fake = await startFakeProvider({
+        host: "127.0.0.1",
+        port: 0,
+        defaultReply: scriptedAgentReply,
+        control: false,
+        recordRequests: false,
+      });
       return { url: fake.url, openaiBaseURL: fake.openaiBaseURL, close: () => fake.close() };
     },
   });
-  // Announced on start (and scripted by the demo): started now rather than on the first call.
+  // Started now rather than on the first call, so the first turn does not wait for it.
   const simulatedProviderURL = models.hasSimulated ? (await models.simulated()).url : undefined;
   const serviceRef: { current?: ConversationService } = {};
   const metrics = new GatewayMetrics({ activeRuns: () => serviceRef.current?.activeRuns ?? 0 });
@@ -136,7 +147,22 @@ async function finishStart({
   simulatedProviderURL: string | undefined;
   config: GatewayConfig;
 }): Promise<RunningGateway> {
-  const address = await app.listen({ host: config.host, port: config.port });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    // Nothing stays open when the gateway cannot listen (the simulated provider, the store).
+    await app.close().catch(() => undefined);
+    await models.close();
+    await store.close();
+    throw listenError({
+      error,
+      what: "the gateway",
+      host: config.host,
+      port: config.port,
+      variables: { host: "CURSOR_GATEWAY_HOST", port: "CURSOR_GATEWAY_PORT" },
+    });
+  }
   let closed: Promise<void> | undefined;
   return {
     url: address,

@@ -1,7 +1,7 @@
-import type { FakeReply } from "./fake-reply.js";
+import type { FakeReply } from "@cursor/fake-provider";
 
 // The shapes of a generated agent session. Every run event carries the exact gateway
-// `POST /v1/runs` body (gateway-api.md) and the scripted fake-provider replies its model calls
+// `POST /v1/runs` body (docs/http-contract.md) and the scripted fake-provider replies its model calls
 // consume, in order; a harness enqueues `replies`, posts `body` and expects `expectedEnd`.
 
 export type SessionMode = "agent" | "ask" | "plan" | "debug";

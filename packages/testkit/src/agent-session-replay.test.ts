@@ -12,8 +12,8 @@ import type { CanonicalMessage, ToolCall } from "@cursor/run";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toyAdapter } from "./__fixtures__/toy-adapters.js";
 import { conformancePromptSpec } from "./conversation-arbitrary.js";
-import { startFakeProvider } from "./fake-provider.js";
-import type { FakeProvider } from "./fake-provider.js";
+import { startFakeProvider } from "@cursor/fake-provider";
+import type { FakeProvider } from "@cursor/fake-provider";
 import { generateAgentSession } from "./generate-agent-session.js";
 
 // End to end through the real HTTP server: a generated session, projected append-only by a

@@ -2,11 +2,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { SessionEvent } from "./agent-session-events.js";
-import { fakeReplySchema } from "./fake-reply.js";
-import type { FakeReply } from "./fake-reply.js";
+import { fakeReplySchema } from "@cursor/fake-provider";
+import type { FakeReply } from "@cursor/fake-provider";
 import { agentSessionArbitrary, generateAgentSession } from "./generate-agent-session.js";
 
-// The gateway contract (gateway-api.md), strict, to prove generated bodies are valid requests.
+// The gateway contract (docs/http-contract.md), strict, to prove generated bodies are valid requests.
 const clientId = z.string().regex(/^[\x21-\x7e]{1,128}$/);
 const fileRef = z.strictObject({
   path: z.string().min(1),

@@ -8,7 +8,7 @@ import type {
   SessionUserMessage,
 } from "./agent-session-events.js";
 import { tinyPng } from "./conversation-arbitrary.js";
-import type { FakeReply } from "./fake-reply.js";
+import type { FakeReply } from "@cursor/fake-provider";
 import fc from "fast-check";
 import { SeededRandom } from "./seeded-random.js";
 import {

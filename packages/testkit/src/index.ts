@@ -1,57 +1,56 @@
 export const packageName = "@cursor/testkit";
 
 // `describeProviderConformance` lives in the `@cursor/testkit/vitest` entry: it imports vitest,
-// which this entry must not (the gateway imports `startFakeProvider` at runtime).
+// which this entry must not (other runners use `createConformanceLaws`).
 
-export { startFakeProvider } from "./fake-provider.js";
-export type {
-  FakeProvider,
-  FakeProviderCacheOptions,
-  FakeProviderOptions,
-  RecordedRequest,
-  RequestCacheDiagnostics,
-} from "./fake-provider.js";
+// The fake provider, its replies and the prefix-cache simulation are runtime code in
+// @cursor/fake-provider (the gateway's `simulated` provider runs them); re-exported here so a
+// provider package's tests need one import.
 export {
+  CacheMarkerLimitError,
+  InvalidFakeReplyError,
+  PrefixCacheSimulator,
+  countTokens,
+  fakeErrorStatuses,
+  fakePhases,
   fakeProviderUsage,
+  fakeReplySchema,
+  normalizeReply,
   parseFakeProviderArgs,
+  renderAnthropicSegments,
+  renderOpenAIChatSegments,
+  renderOpenAIResponsesSegments,
   runFakeProviderCli,
-} from "./fake-provider-cli.js";
-export type { FakeProviderCliIo } from "./fake-provider-cli.js";
-export { fakeErrorStatuses, fakePhases, fakeReplySchema, normalizeReply } from "./fake-reply.js";
+  startFakeProvider,
+  withoutCacheControl,
+} from "@cursor/fake-provider";
 export type {
+  AnthropicSegments,
+  CacheMode,
+  CacheStats,
+  CacheTotals,
+  FakeApi,
   FakeErrorStatus,
   FakePhase,
+  FakeProvider,
+  FakeProviderCacheOptions,
+  FakeProviderCliIo,
+  FakeProviderOptions,
   FakeReply,
   FakeToolCall,
   FinalAnswer,
   NormalizedReply,
-  ReasoningStep,
-} from "./fake-reply.js";
-export { PrefixCacheSimulator } from "./prefix-cache-simulator.js";
-export type {
-  CacheMode,
-  CacheStats,
-  CacheTotals,
   PrefixCacheResult,
   PrefixCacheSimulatorOptions,
   PrefixDivergence,
   PrefixSegment,
+  PromptSegment,
+  ReasoningStep,
+  RecordedRequest,
+  RequestCacheDiagnostics,
   SessionCacheStats,
-} from "./prefix-cache-simulator.js";
-export {
-  renderAnthropicSegments,
-  renderOpenAIChatSegments,
-  renderOpenAIResponsesSegments,
-  withoutCacheControl,
-} from "./prompt-segments.js";
-export type { AnthropicSegments, PromptSegment } from "./prompt-segments.js";
-export { countTokens } from "./token-count.js";
-export {
-  CacheMarkerLimitError,
-  ConformanceViolationError,
-  InvalidFakeReplyError,
-} from "./testkit-errors.js";
-export type { FakeApi } from "./wire-api.js";
+} from "@cursor/fake-provider";
+export { ConformanceViolationError } from "./testkit-errors.js";
 export {
   allContentKindsConversation,
   allowedToolsByMode,
@@ -70,8 +69,8 @@ export type {
   GeneratedToolCall,
   ReplayStateInput,
 } from "./conversation-arbitrary.js";
-export { firstDivergence, formatDivergence, joinPath, pathOf } from "./first-divergence.js";
-export type { Divergence } from "./first-divergence.js";
+export { firstDivergence, formatDivergence, joinPath, pathOf } from "@cursor/fake-provider";
+export type { Divergence } from "@cursor/fake-provider";
 export {
   countCacheControlMarkers,
   createConformanceLaws,

@@ -11,7 +11,7 @@ import type {
   GeneratedConversation,
   ReplayStateInput,
 } from "./conversation-arbitrary.js";
-import { firstDivergence, formatDivergence, pathOf } from "./first-divergence.js";
+import { firstDivergence, formatDivergence, pathOf } from "@cursor/fake-provider";
 import { ConformanceViolationError } from "./testkit-errors.js";
 
 export interface ProviderConformanceOptions<Body = unknown> {

@@ -1,14 +1,11 @@
 /**
- * The scripted agent session of `cursor-gateway demo`: each step is one gateway request plus
- * the replies the simulated model gives to the provider calls that request causes.
+ * The session of `cursor-gateway demo`: each step is one gateway request a Cursor-style client
+ * sends. The simulated provider's scripted agent decides what to do (search, read a file,
+ * answer); the demo runs its tool calls on the demo workspace and sends the results back.
  */
 export interface DemoStep {
   readonly label: string;
   readonly body: Record<string, unknown>;
-  /** Fake provider replies for this request's model calls, in order. */
-  readonly replies: readonly Record<string, unknown>[];
-  /** Tool outputs to send back when the run ends `awaiting-tools` (by tool name). */
-  readonly toolOutput?: (name: string, args: string) => string;
 }
 
 const contextA = {
@@ -47,15 +44,6 @@ const contextB = {
   ],
 };
 
-const fileListing = Array.from(
-  { length: 60 },
-  (_, i) => `src/module-${i}/index.ts:${i + 3}: import { loadConfig } from "../config.js";`,
-).join("\n");
-const configSource = Array.from(
-  { length: 120 },
-  (_, i) => `export const setting${i} = process.env.SETTING_${i} ?? "default-${i}";`,
-).join("\n");
-
 export function demoSession(conversationId: string): DemoStep[] {
   const turn = (n: number, text: string, extra: Record<string, unknown> = {}) => ({
     conversationId,
@@ -68,61 +56,21 @@ export function demoSession(conversationId: string): DemoStep[] {
   });
   return [
     {
-      label: "user: find where config is loaded (tool round)",
-      body: turn(1, "Where is the configuration loaded? Then summarise it."),
-      replies: [
-        {
-          type: "tool-calls",
-          calls: [{ name: "grep", arguments: '{"pattern":"loadConfig","path":"src"}' }],
-        },
-        {
-          type: "tool-calls",
-          calls: [
-            { name: "read_file", arguments: '{"path":"src/config.ts"}' },
-            { name: "read_file", arguments: '{"path":"src/main.ts"}' },
-          ],
-        },
-        {
-          type: "text",
-          text: "The configuration is loaded in src/config.ts from environment variables.",
-        },
-      ],
-      toolOutput: (name) => (name === "grep" ? fileListing : configSource),
+      label: "user: where is loadConfig? (grep, then read)",
+      body: turn(1, "Where is loadConfig defined? Then summarise it."),
     },
-    {
-      label: "user: same context, follow-up",
-      body: turn(2, "Which settings have no default?"),
-      replies: [{ type: "text", text: "All of them have defaults." }],
-    },
+    { label: "user: look at src/server.ts", body: turn(2, "Look at src/server.ts, please.") },
     {
       label: "user: context changed (rule edited)",
-      body: turn(3, "Refactor the config into a class.", { requestContext: contextB }),
-      replies: [
-        {
-          type: "tool-calls",
-          calls: [
-            {
-              name: "edit_file",
-              arguments:
-                '{"path":"src/config.ts","old_string":"export const","new_string":"static readonly"}',
-            },
-          ],
-        },
-        { type: "text", text: "Done: the settings are now static members of a Config class." },
-      ],
-      toolOutput: () => "Edited src/config.ts (120 replacements).",
+      body: turn(3, "Where is the port set?", { requestContext: contextB }),
     },
     {
-      label: "user: context reverted to the first one",
-      body: turn(4, "Undo that, keep plain functions."),
-      replies: [{ type: "text", text: "Reverted to plain exported constants." }],
+      label: "user: context back to the first one",
+      body: turn(4, "Read package.json and tell me how to start it."),
     },
     {
-      label: "user: mode switch to plan",
-      body: { ...turn(5, "Plan a migration to a typed schema."), mode: "plan" },
-      replies: [
-        { type: "text", text: "1. Add zod. 2. Define the schema. 3. Parse process.env once." },
-      ],
+      label: "user: mode switch to ask",
+      body: { ...turn(5, "Look at README.md"), mode: "ask" },
     },
     {
       label: "background task finished",
@@ -143,12 +91,7 @@ export function demoSession(conversationId: string): DemoStep[] {
           ],
         },
       },
-      replies: [{ type: "text", text: "The test run passed (42 tests)." }],
     },
-    {
-      label: "user: one more question",
-      body: turn(7, "Anything else to clean up?"),
-      replies: [{ type: "text", text: "No, the module is tidy." }],
-    },
+    { label: "user: a question without a tool", body: turn(7, "Thanks, that is all for now.") },
   ];
 }

@@ -3,20 +3,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PrefixCacheSimulator } from "@cursor/fake-provider";
 import { createGatewayClient } from "../client/gateway-client.js";
-import type { RunEvent } from "../client/gateway-client.js";
+import type { GatewayClient, RunEvent } from "../client/gateway-client.js";
 import { demoSession } from "./demo-session.js";
+import { runDemoTool, writeDemoWorkspace } from "./demo-workspace.js";
 
 interface Writable {
   write(text: string): unknown;
 }
 
-interface FakeRequestRecord {
-  readonly usage: { inputTokens: number; cachedInputTokens: number } | null;
-  readonly cache: { bestPossibleCachedTokens: number } | null;
-}
-
-/** Starts `cursor-gateway serve` as a child process on a fresh data folder; resolves its URLs. */
+/** Starts `cursor-gateway serve` (simulated provider) as a child process; resolves its URL. */
 async function startGatewayProcess(dataDir: string) {
   const cli = fileURLToPath(new URL("./cli.js", import.meta.url));
   const child = spawn(process.execPath, [cli, "serve"], {
@@ -27,23 +24,24 @@ async function startGatewayProcess(dataDir: string) {
       CURSOR_GATEWAY_HOST: "127.0.0.1",
       CURSOR_GATEWAY_DATA_DIR: dataDir,
       CURSOR_GATEWAY_TOKENS: "",
+      CURSOR_GATEWAY_MODELS_FILE: "",
       CURSOR_GATEWAY_LOG_LEVEL: "warn",
     },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const urls = await new Promise<{ gateway: string; simulated: string }>((resolve, reject) => {
+  const url = await new Promise<string>((resolve, reject) => {
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (\S+) .*simulated at (\S+)\)/.exec(output);
-      if (match) resolve({ gateway: match[1]!, simulated: match[2]! });
+      const match = /listening on (\S+)/.exec(output);
+      if (match) resolve(match[1]!);
     });
     child.once("exit", (code) =>
       reject(new Error(`the gateway exited with code ${code}: ${output}`)),
     );
   });
   return {
-    ...urls,
+    url,
     stop: () =>
       new Promise<void>((resolve) => {
         child.once("exit", () => resolve());
@@ -56,59 +54,72 @@ function pct(part: number, whole: number): string {
   return whole === 0 ? "   –  " : `${((100 * part) / whole).toFixed(1).padStart(5)}%`;
 }
 
+const clip = (text: string, max: number) =>
+  text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+
+/** What the model did in one call: the tool it called, or (the start of) its answer. */
+function modelAction(events: readonly RunEvent[]): string {
+  const calls = events
+    .filter((event) => event.event === "tool.call")
+    .map((event) => {
+      const call = event.data as { name: string; arguments: string };
+      return `${call.name} ${call.arguments}`;
+    });
+  if (calls.length > 0) return `calls ${calls.join(", ")}`;
+  const text = events
+    .filter((event) => event.event === "text.delta")
+    .map((event) => (event.data as { text: string }).text)
+    .join("");
+  return `answers "${text}"`;
+}
+
 /**
- * `cursor-gateway demo`: a scripted agent session (tool rounds, a context change and its
- * reversion, a mode switch, a background completion) through a real gateway process against the
- * simulated provider; prints input, cached and best-possible cached tokens per provider call.
+ * `cursor-gateway demo`: an agent session through a real `cursor-gateway serve` process on the
+ * simulated provider. Its scripted agent searches and reads files of a small demo workspace (the
+ * demo runs those tool calls for real and sends the results back, as Cursor does), through a
+ * context change and its reversion, a mode switch, a background completion and a retry; for
+ * every provider call the demo prints what the model did and the input, cached and
+ * best-possible cached tokens the provider reported.
  */
 export async function runDemo({ out }: { argv: readonly string[]; out: Writable }): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "cursor-gateway-demo-"));
-  const gateway = await startGatewayProcess(dataDir);
-  const client = createGatewayClient({ baseURL: gateway.gateway });
-  const enqueue = async (replies: readonly unknown[]) => {
-    const response = await fetch(`${gateway.simulated}/_fake/enqueue`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ replies }),
-    });
-    if (!response.ok)
-      throw new Error(`could not script the simulated provider: ${await response.text()}`);
-  };
+  const workspace = join(dataDir, "workspace");
+  writeDemoWorkspace(workspace);
+  const gateway = await startGatewayProcess(join(dataDir, "gateway"));
+  const client = createGatewayClient({ baseURL: gateway.url });
+  // The simulated provider caches like OpenAI: the best possible read is the previous call's
+  // input rounded down to its cache granularity (1024 + 128·k tokens).
+  const granule = new PrefixCacheSimulator();
+  out.write(`gateway ${gateway.url} (simulated provider), workspace ${workspace}\n\n`);
   out.write(
-    `gateway ${gateway.gateway} (simulated provider ${gateway.simulated}), data ${dataDir}\n\n`,
+    " call | request                                   | input tok | cached tok | cached % | of best possible\n",
   );
   out.write(
-    " call | request                                          | input tok | cached tok | cached % | of best possible\n",
-  );
-  out.write(
-    "------+--------------------------------------------------+-----------+------------+----------+-----------------\n",
+    "------+-------------------------------------------+-----------+------------+----------+-----------------\n",
   );
   let call = 0;
-  let seen = 0;
+  let previousInput = 0;
   const totals = { input: 0, cached: 0, best: 0 };
-  const report = async (label: string) => {
-    const response = await fetch(`${gateway.simulated}/_fake/requests`);
-    const { requests: records } = (await response.json()) as { requests: FakeRequestRecord[] };
-    for (const record of records.slice(seen)) {
+  const report = (label: string, events: readonly RunEvent[]) => {
+    for (const event of events.filter((e) => e.event === "usage")) {
+      const usage = event.data as { inputTokens: number; cachedInputTokens: number };
       call += 1;
-      const input = record.usage?.inputTokens ?? 0;
-      const cached = record.usage?.cachedInputTokens ?? 0;
-      const best = record.cache?.bestPossibleCachedTokens ?? 0;
-      totals.input += input;
-      totals.cached += cached;
+      const best = Math.min(granule.openaiGranule(previousInput), usage.inputTokens);
+      previousInput = usage.inputTokens;
+      totals.input += usage.inputTokens;
+      totals.cached += usage.cachedInputTokens;
       totals.best += best;
       out.write(
-        ` ${String(call).padStart(4)} | ${label.slice(0, 48).padEnd(48)} | ${String(input).padStart(9)} | ${String(cached).padStart(10)} | ${pct(cached, input).padStart(8)} | ${best === 0 ? "     (first)" : pct(cached, best).padStart(16)}\n`,
+        ` ${String(call).padStart(4)} | ${clip(label, 41).padEnd(41)} | ${String(usage.inputTokens).padStart(9)} | ${String(usage.cachedInputTokens).padStart(10)} | ${pct(usage.cachedInputTokens, usage.inputTokens).padStart(8)} | ${best === 0 ? "     (first)" : pct(usage.cachedInputTokens, best).padStart(16)}\n`,
       );
     }
-    seen = records.length;
+    out.write(`      |   model ${clip(modelAction(events), 92)}\n`);
   };
   try {
     for (const step of demoSession("demo-conversation")) {
-      await enqueue(step.replies);
       let events = await runOrThrow(client, step.body);
-      await report(step.label);
-      // Answer tool calls until the run completes, as a Cursor client would.
+      report(step.label, events);
+      // Run the tool calls on the workspace and send the results, as a Cursor client would.
       let round = 0;
       while (ended(events) === "awaiting-tools") {
         round += 1;
@@ -123,26 +134,28 @@ export async function runDemo({ out }: { argv: readonly string[]; out: Writable 
             type: "tool-results",
             results: calls.map((c) => ({
               callId: c.callId,
-              output: step.toolOutput?.(c.name, c.arguments) ?? "ok",
+              ...runDemoTool({ root: workspace, name: c.name, args: c.arguments }),
             })),
           },
         });
-        await report(`  ↳ tool results, round ${round}`);
+        report(`  ↳ tool results, round ${round}`, events);
       }
     }
     // A retry of the last user turn (same run id, message id and content): nothing appended,
     // no provider call.
     const last = demoSession("demo-conversation").at(-1)!;
-    const before = (
-      (await client.get("/v1/conversations/demo-conversation")).body as { messages: number }
-    ).messages;
+    const messages = async () =>
+      (
+        (await client.get("/v1/conversations/demo-conversation")).body as {
+          messages: number;
+        }
+      ).messages;
+    const before = await messages();
     const retried = await runOrThrow(client, last.body);
-    const after = (
-      (await client.get("/v1/conversations/demo-conversation")).body as { messages: number }
-    ).messages;
-    await report("retry (should make no provider call)");
+    const after = await messages();
+    const calls = retried.filter((event) => event.event === "usage").length;
     out.write(
-      `\nretry of the last turn: ended ${ended(retried)}, messages ${before} → ${after} (nothing appended)\n`,
+      `\nretry of the last turn: ended ${ended(retried)}, ${calls} provider calls, messages ${before} → ${after} (nothing appended)\n`,
     );
     out.write(
       `session: ${call} provider calls, ${totals.input} input tokens, ${totals.cached} cached (${pct(totals.cached, totals.input).trim()}), ${pct(totals.cached, totals.best).trim()} of the best possible\n`,
@@ -158,10 +171,7 @@ function ended(events: readonly RunEvent[]): string | undefined {
   return last?.event === "run.ended" ? (last.data as { reason: string }).reason : undefined;
 }
 
-async function runOrThrow(
-  client: ReturnType<typeof createGatewayClient>,
-  body: unknown,
-): Promise<readonly RunEvent[]> {
+async function runOrThrow(client: GatewayClient, body: unknown): Promise<readonly RunEvent[]> {
   const response = await client.run(body);
   if (response.status !== 200)
     throw new Error(`the gateway answered ${response.status}: ${JSON.stringify(response.error)}`);

@@ -1,5 +1,5 @@
-import { firstDivergence, withoutCacheControl } from "@cursor/testkit";
-import type { Divergence, PromptSegment } from "@cursor/testkit";
+import { firstDivergence, withoutCacheControl } from "@cursor/fake-provider";
+import type { Divergence, PromptSegment } from "@cursor/fake-provider";
 import { providerHistoryItems, sharedPrefixItems } from "../providers/provider-history-items.js";
 import {
   cacheNamespaceFields,

@@ -2,8 +2,8 @@ import {
   renderAnthropicSegments,
   renderOpenAIChatSegments,
   renderOpenAIResponsesSegments,
-} from "@cursor/testkit";
-import type { PromptSegment } from "@cursor/testkit";
+} from "@cursor/fake-provider";
+import type { PromptSegment } from "@cursor/fake-provider";
 
 /** The wire formats the gateway sends. */
 export type ProviderFormat = "openai-responses" | "openai-chat" | "anthropic";

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { summarizerInstructions } from "@cursor/request";
-import { CacheMarkerLimitError, PrefixCacheSimulator } from "@cursor/testkit";
+import { CacheMarkerLimitError, PrefixCacheSimulator } from "@cursor/fake-provider";
 import { createGatewayClient } from "../client/gateway-client.js";
 import type { CommandIo } from "./diff-command.js";
 import { diffRequestBodies } from "./diff-request-bodies.js";

@@ -225,6 +225,27 @@ const cases: Case[] = [
     code: "not_found",
   },
   {
+    name: "cancelling another tenant's conversation",
+    request: () => ({
+      method: "POST",
+      path: "/v1/conversations/conv-a/cancel",
+      authorization: `Bearer ${tokenB}`,
+      contentType: null,
+    }),
+    status: 404,
+    code: "not_found",
+  },
+  {
+    name: "cancelling an unknown conversation",
+    request: () => ({
+      method: "POST",
+      path: "/v1/conversations/conv-none/cancel",
+      contentType: null,
+    }),
+    status: 404,
+    code: "not_found",
+  },
+  {
     name: "tool results into another tenant's conversation",
     request: () => ({
       ...json(withAction({ type: "tool-results", results: [{ callId: "call_a_1", output: "x" }] })),

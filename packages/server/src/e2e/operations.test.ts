@@ -89,7 +89,7 @@ describe("the simulated provider", () => {
       const simulated = await startGatewayProcess({ CURSOR_GATEWAY_DATA_DIR: folders.create() });
       try {
         expect(simulated.output()).toMatch(
-          /listening on http:\/\/127\.0\.0\.1:\d+ — provider simulated \(simulated at http:\/\/127\.0\.0\.1:\d+\), model simulated-model/,
+          /listening on http:\/\/127\.0\.0\.1:\d+ — provider simulated, model simulated-model/,
         );
         const result = await streamRun(
           simulated.url,
@@ -258,6 +258,44 @@ describe("concurrent runs", () => {
         }
       }
     }
+  });
+});
+
+describe("cancel across tenants", () => {
+  it("answers another tenant's cancel with 404 and leaves its run going", async () => {
+    const conversationId = "cancel-tenants";
+    provider.reply = {
+      type: "slow",
+      delayMsPerEvent: 20,
+      reply: {
+        type: "text",
+        text: "Tenant one's answer, not cancelled by tenant two.",
+        chunks: 20,
+      },
+    };
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const run = streamRun(gateway.url, userTurn({ conversationId, turn: 1 }), {
+      token,
+      onEvent: (event) => {
+        if (event.event === "text.delta") started();
+      },
+    });
+    await running;
+    const other = createGatewayClient({ baseURL: gateway.url, token: otherToken });
+    expect(await other.post(`/v1/conversations/${conversationId}/cancel`)).toEqual({
+      status: 404,
+      body: {
+        error: { code: "not_found", message: expect.stringContaining(conversationId) as string },
+      },
+    });
+    expect(runEnded((await run).events)).toEqual({ reason: "completed" });
+    const own = createGatewayClient({ baseURL: gateway.url, token });
+    expect(await own.post(`/v1/conversations/${conversationId}/cancel`)).toEqual({
+      status: 200,
+      body: { cancelled: false },
+    });
+    expect((await other.post(`/v1/conversations/${conversationId}/cancel`)).status).toBe(404);
   });
 });
 

@@ -19,7 +19,7 @@ function withoutCacheControl(value: unknown): unknown {
 }
 
 /**
- * The list of a wire body that must only grow (ARCHITECTURE.md invariant 1): Responses `input`,
+ * The list of a wire body that must only grow (docs/architecture.md invariant 1): Responses `input`,
  * Chat `messages`, Anthropic content blocks (each with its message's role) minus `cache_control`.
  * Written here independently of the gateway's own `providerHistoryItems`.
  */

@@ -1,3 +1,4 @@
+import { createGatewayClient } from "../client/gateway-client.js";
 import type { RunEvent } from "../client/gateway-client.js";
 
 export interface StreamedRun {
@@ -18,78 +19,33 @@ export interface StreamRunOptions {
 }
 
 /**
- * `POST /v1/runs` read incrementally, so a test can act at a precise point of the stream
- * (cancel, kill the process, drop the connection). A connection that breaks is reported, not
- * thrown.
+ * `POST /v1/runs` read incrementally through the gateway client, so a test can act at a precise
+ * point of the stream (cancel, kill the process, drop the connection). A connection that
+ * breaks, or cannot be made, is reported, not thrown.
  */
 export async function streamRun(
   baseURL: string,
   body: unknown,
   options: StreamRunOptions = {},
 ): Promise<StreamedRun> {
-  const events: RunEvent[] = [];
-  let response: Response;
+  const client = createGatewayClient({
+    baseURL,
+    ...(options.token === undefined ? {} : { token: options.token }),
+  });
   try {
-    response = await fetch(`${baseURL}/v1/runs`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
-      },
-      body: JSON.stringify(body),
+    const response = await client.run(body, {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
     });
-  } catch {
-    return { status: 0, events, disconnected: true };
-  }
-  if (!response.headers.get("content-type")?.startsWith("text/event-stream")) {
-    const text = await response.text();
     return {
       status: response.status,
-      events,
-      body: JSON.parse(text) as unknown,
-      disconnected: false,
+      events: response.events,
+      ...(response.body === undefined ? {} : { body: response.body }),
+      disconnected: response.disconnected,
     };
-  }
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffered = "";
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      buffered += decoder.decode(value, { stream: true });
-      let boundary = buffered.indexOf("\n\n");
-      while (boundary !== -1) {
-        const frame = buffered.slice(0, boundary);
-        buffered = buffered.slice(boundary + 2);
-        const event = parseFrame(frame);
-        if (event !== undefined) {
-          events.push(event);
-          await options.onEvent?.(event, events.length - 1);
-          // An aborted request reads nothing more, even what already arrived.
-          if (options.signal?.aborted) {
-            await reader.cancel().catch(() => undefined);
-            return { status: response.status, events, disconnected: true };
-          }
-        }
-        boundary = buffered.indexOf("\n\n");
-      }
-    }
   } catch {
-    return { status: response.status, events, disconnected: true };
+    return { status: 0, events: [], disconnected: true };
   }
-  return { status: response.status, events, disconnected: false };
-}
-
-function parseFrame(frame: string): RunEvent | undefined {
-  let event = "message";
-  const data: string[] = [];
-  for (const line of frame.split("\n")) {
-    if (line.startsWith("event:")) event = line.slice(6).trim();
-    else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-  }
-  return data.length === 0 ? undefined : { event, data: JSON.parse(data.join("\n")) as unknown };
 }
 
 /** `run.ended`'s data, asserting it is there exactly once and last. */

@@ -1,14 +1,16 @@
 import Fastify from "fastify";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GatewayConfig } from "../config.js";
 import { createAuthenticator } from "./auth.js";
 import type { Tenant } from "./auth.js";
 import { conversationErrorResponse } from "./conversation-error-response.js";
 import { HttpError, sendHttpError } from "./http-error.js";
+import { GatewayLogController } from "./request-log.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { sseRunSink } from "./sse-run-sink.js";
 import { SseStream } from "./sse-stream.js";
 import { registerUsageRoutes } from "./usage-routes.js";
+import { ConversationNotFoundError } from "../conversation-errors.js";
 import type { ConversationService } from "../conversation-service.js";
 import { defaultUsageRetentionDays } from "../config.js";
 import { UsageReports } from "../usage/usage-reports.js";
@@ -25,10 +27,17 @@ export interface BuildAppOptions {
   readonly config: Pick<GatewayConfig, "tokens">;
   readonly service: ConversationService;
   readonly metrics: GatewayMetrics;
-  readonly logger?: boolean | object;
+  /** A pino logger (see `createGatewayLogger`), pino options for Fastify, or `false` for none. */
+  readonly logger?: boolean | object | FastifyBaseLogger;
   /** The usage endpoints' answers; default: the service's store with the built-in prices. */
   readonly usage?: UsageReports;
 }
+
+const isLoggerInstance = (logger: unknown): logger is FastifyBaseLogger =>
+  typeof logger === "object" &&
+  logger !== null &&
+  typeof (logger as { child?: unknown }).child === "function" &&
+  typeof (logger as { info?: unknown }).info === "function";
 
 /**
  * Bodies are validated with zod (the contract's error shape), never with route JSON schemas, so
@@ -58,11 +67,14 @@ export function conversationIdParam(request: FastifyRequest): string {
   return id;
 }
 
-/** The gateway's HTTP surface (gateway-api.md). */
+/** The gateway's HTTP surface (docs/http-contract.md). */
 export function buildApp(options: BuildAppOptions): FastifyInstance {
   const app = Fastify({
     bodyLimit: maxBodyBytes,
-    logger: options.logger ?? false,
+    ...(isLoggerInstance(options.logger)
+      ? { loggerInstance: options.logger }
+      : { logger: options.logger ?? false }),
+    logController: new GatewayLogController(),
     schemaController: { compilersFactory: noSchemaCompilers },
     // Conversation ids are up to 128 characters (Fastify's default limit is 100); a longer path
     // parameter is no conversation id: 400 in the contract's shape (below), never a bare 414.
@@ -171,15 +183,23 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
         options.service.issueCheckpoint({ tenant, head, promptSpecDigest }),
     });
     try {
-      await prepared.execute(sink);
+      const outcome = await prepared.execute(sink);
+      request.runSummary = `${prepared.conversationId}/${prepared.runId} ${outcome.reason}`;
     } finally {
       stream.end();
     }
   });
 
   app.post("/v1/conversations/:id/cancel", async (request) => {
-    const id = conversationIdParam(request);
-    return { cancelled: options.service.cancel({ tenant: request.tenant!, conversationId: id }) };
+    const conversationId = conversationIdParam(request);
+    const tenant = request.tenant!;
+    if (options.service.cancel({ tenant, conversationId })) return { cancelled: true };
+    // Nothing to cancel: `false` for a conversation of this tenant, 404 for anyone else's (the
+    // same answer as for one that does not exist, so a tenant learns nothing of others' ids).
+    if (!(await options.service.knows({ tenant, conversationId }))) {
+      throw new ConversationNotFoundError({ conversationId });
+    }
+    return { cancelled: false };
   });
 
   app.get("/v1/conversations/:id", async (request) => {

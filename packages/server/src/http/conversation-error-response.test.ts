@@ -14,7 +14,7 @@ import { StoreError } from "../store/store-error.js";
 import { conversationErrorResponse } from "./conversation-error-response.js";
 
 const issues = [{ path: "action.type", message: "Invalid option" }];
-/** One of each refusal, with the answer gateway-api.md gives it. */
+/** One of each refusal, with the answer docs/http-contract.md gives it. */
 const cases: readonly {
   error: ConversationError;
   code: ConversationErrorCode;

@@ -3,7 +3,7 @@ import { StoreError } from "../store/store-error.js";
 import { HttpError } from "./http-error.js";
 
 /**
- * The JSON contract's answer (gateway-api.md) to a refusal of the conversation service, or
+ * The JSON contract's answer (docs/http-contract.md) to a refusal of the conversation service, or
  * undefined for anything that is not one.
  */
 export function conversationErrorResponse(error: unknown): HttpError | undefined {

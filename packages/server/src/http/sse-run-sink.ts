@@ -4,7 +4,7 @@ import type { SseStream } from "./sse-stream.js";
 type FinalHead = Extract<RunEvent, { type: "head" }>;
 
 /**
- * The JSON front door's sink: each run event as the contract's SSE event (gateway-api.md). The
+ * The JSON front door's sink: each run event as the contract's SSE event (docs/http-contract.md). The
  * final `head` becomes the `checkpoint` event, its token encoded by `checkpoint` (only while the
  * client is still there to receive it); the other `head` events are not part of the contract.
  */

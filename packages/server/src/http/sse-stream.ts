@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 
-/** Writes `event: <name>` + `data: <json>` frames to one response (gateway-api.md). */
+/** Writes `event: <name>` + `data: <json>` frames to one response (docs/http-contract.md). */
 export class SseStream {
   readonly #response: ServerResponse;
   #ended = false;

@@ -177,7 +177,7 @@ describe("loadConfig models", () => {
     expect(ConfigError.isInstance(caught)).toBe(true);
     expect((caught as ConfigError).issues).toEqual([
       expect.stringMatching(/models\[0\]\.apiKeyEnv: the environment variable NOPE is not set$/),
-      "CURSOR_GATEWAY_TOKENS: every token must be at least 16 characters",
+      "CURSOR_GATEWAY_TOKENS: token 1 of 1 is shorter than 16 characters",
     ]);
   });
 

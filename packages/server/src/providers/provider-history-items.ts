@@ -1,5 +1,5 @@
 /**
- * The list in a provider body that must grow append-only (ARCHITECTURE.md invariant 1):
+ * The list in a provider body that must grow append-only (docs/architecture.md invariant 1):
  * Responses `input`, Chat `messages`, Anthropic content blocks with cache markers removed.
  */
 export function providerHistoryItems(body: unknown): unknown[] {

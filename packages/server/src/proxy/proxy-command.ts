@@ -1,8 +1,10 @@
 import { join } from "node:path";
-import { ConfigError, loadConfig, loadProxyConfig } from "../config.js";
+import { loadConfig, loadProxyConfig } from "../config.js";
 import type { GatewayConfig } from "../config.js";
 import { checkProviderKey } from "../setup/provider-key-check.js";
+import { createGatewayLogger } from "../logging/gateway-logger.js";
 import { startGateway } from "../start-gateway.js";
+import { listenError } from "../startup-error.js";
 import { loadOrCreateProxyCa, proxyCaFolderName } from "./proxy-ca.js";
 import { startCursorProxy } from "./start-cursor-proxy.js";
 import type { ByokModel, ProviderCheck } from "./start-cursor-proxy.js";
@@ -26,10 +28,6 @@ function providerKeyChecks(config: GatewayConfig): Promise<readonly ProviderChec
   );
 }
 
-function isAddressInUse(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException).code === "EADDRINUSE";
-}
-
 /**
  * `cursor-gateway proxy`: the gateway and the proxy in one process. Logs one ready line naming
  * the proxy URL and the CA certificate's path; SIGTERM / SIGINT stop both.
@@ -46,14 +44,10 @@ export async function runProxyCommand({
   const ca = await loadOrCreateProxyCa({ folder: join(proxyConfig.dataDir, proxyCaFolderName) });
   const gateway = await startGateway({
     config,
-    logger: { level: env.CURSOR_GATEWAY_LOG_LEVEL ?? "info" },
-  }).catch((error: unknown) => {
-    if (!isAddressInUse(error)) throw error;
-    throw new ConfigError({
-      issues: [
-        `CURSOR_GATEWAY_PORT: ${config.host}:${config.port} is in use (a cursor-gateway serve already running?)`,
-      ],
-    });
+    logger: createGatewayLogger({
+      level: config.logLevel,
+      ...(config.logFormat === undefined ? {} : { format: config.logFormat }),
+    }),
   });
   const log = gateway.app.log.child({ component: "cursor-proxy" });
   const models = configuredByokModels(config);
@@ -77,11 +71,12 @@ export async function runProxyCommand({
     });
   } catch (error) {
     await gateway.close();
-    if (!isAddressInUse(error)) throw error;
-    throw new ConfigError({
-      issues: [
-        `CURSOR_GATEWAY_PROXY_PORT: 127.0.0.1:${proxyConfig.port} is in use (another cursor-gateway proxy?)`,
-      ],
+    throw listenError({
+      error,
+      what: "the Cursor proxy",
+      host: "127.0.0.1",
+      port: proxyConfig.port,
+      variables: { host: "CURSOR_GATEWAY_PROXY_PORT", port: "CURSOR_GATEWAY_PROXY_PORT" },
     });
   }
   out.write(

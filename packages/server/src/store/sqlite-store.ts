@@ -42,29 +42,90 @@ interface RunRow {
 
 const encoder = new TextEncoder();
 
+/**
+ * A database file that SQLite cannot read (not a database, or damaged) as a `corrupt`
+ * StoreError naming the file; other errors as they are.
+ */
+function unusableDatabase(error: unknown, path: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT") {
+    return new StoreError({
+      reason: "corrupt",
+      message: `${path} is not a SQLite database or is damaged (${code}); move it away (the gateway then creates a new one) or set CURSOR_GATEWAY_DATA_DIR to another folder`,
+      cause: error,
+    });
+  }
+  return error;
+}
+
+/**
+ * Refuses a SQLite file of another program: tables but no `schema_migrations` of this gateway's
+ * shape, or migrations this gateway did not write. Creating the gateway's tables in it would
+ * mix two programs' data.
+ */
+function refuseForeignDatabase(db: Database.Database, path: string): void {
+  const tables = (
+    db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .all() as { name: string }[]
+  ).map((row) => row.name);
+  if (tables.length === 0) return;
+  const foreign = (why: string) =>
+    new StoreError({
+      reason: "migration",
+      message: `${path} is not a cursor-gateway database (${why}); the gateway does not write into another program's database: move it away or set CURSOR_GATEWAY_DATA_DIR to another folder`,
+    });
+  if (!tables.includes("schema_migrations")) {
+    throw foreign(
+      `it has the tables ${tables.slice(0, 5).join(", ")}${tables.length > 5 ? ", …" : ""} and no schema_migrations`,
+    );
+  }
+  const columns = new Set(
+    (db.prepare("PRAGMA table_info(schema_migrations)").all() as { name: string }[]).map(
+      (column) => column.name,
+    ),
+  );
+  if (!["version", "description", "applied_at"].every((column) => columns.has(column))) {
+    throw foreign("its schema_migrations table is another program's");
+  }
+  const applied = db.prepare("SELECT version, description FROM schema_migrations").all() as {
+    version: number;
+    description: string;
+  }[];
+  for (const row of applied) {
+    const ours = migrations.find((migration) => migration.version === row.version);
+    if (ours !== undefined && ours.description !== row.description) {
+      throw foreign(`its migration ${row.version} is "${row.description}"`);
+    }
+  }
+}
+
 /** The embedded default store: one SQLite file in WAL mode, migrations applied on open. */
 export class SqliteStore implements GatewayStore {
   readonly #db: Database.Database;
   readonly #now: () => number;
-  readonly #statements: ReturnType<typeof prepareStatements>;
-  readonly providerCalls: ProviderCallStore;
+  readonly #statements!: ReturnType<typeof prepareStatements>;
+  readonly providerCalls!: ProviderCallStore;
 
   constructor({ path, now = Date.now }: { path: string; now?: () => number }) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.#db = new Database(path);
-    this.#db.pragma("journal_mode = WAL");
-    this.#db.pragma("synchronous = NORMAL");
-    this.#db.pragma("foreign_keys = ON");
-    this.#db.pragma("busy_timeout = 5000");
     this.#now = now;
     try {
+      this.#db.pragma("journal_mode = WAL");
+      this.#db.pragma("synchronous = NORMAL");
+      this.#db.pragma("foreign_keys = ON");
+      this.#db.pragma("busy_timeout = 5000");
+      refuseForeignDatabase(this.#db, path);
       this.#migrate();
+      this.#statements = prepareStatements(this.#db);
+      this.providerCalls = new SqliteProviderCalls(this.#db);
     } catch (error) {
       this.#db.close();
-      throw error;
+      throw unusableDatabase(error, path);
     }
-    this.#statements = prepareStatements(this.#db);
-    this.providerCalls = new SqliteProviderCalls(this.#db);
   }
 
   /** The schema version after migrations. */

@@ -51,6 +51,8 @@ export type FakeReply =
       readonly type: "reasoning";
       readonly reasoning: string;
       readonly redacted?: boolean;
+      /** Streamed in this many summary / thinking deltas (default 2). */
+      readonly chunks?: number;
       readonly then: FakeReply;
     }
   /** A safety refusal (Responses refusal part, Chat `refusal`, Anthropic `stop_reason: refusal`). */
@@ -114,6 +116,7 @@ export const fakeReplySchema: z.ZodType<FakeReply> = z.lazy(() =>
       type: z.literal("reasoning"),
       reasoning: z.string(),
       redacted: z.boolean().optional(),
+      chunks: z.number().int().min(1).optional(),
       then: fakeReplySchema,
     }),
     z.object({ type: z.literal("refusal"), text: z.string() }),
@@ -143,6 +146,8 @@ export const fakeReplySchema: z.ZodType<FakeReply> = z.lazy(() =>
 export interface ReasoningStep {
   readonly reasoning: string;
   readonly redacted: boolean;
+  /** Deltas the reasoning is streamed in. */
+  readonly chunks: number;
 }
 
 /** The answer a model produces once transport wrappers and reasoning are unwrapped. */
@@ -212,7 +217,11 @@ export function normalizeReply(reply: FakeReply): NormalizedReply {
         current = current.reply;
         continue;
       case "reasoning":
-        reasoning.push({ reasoning: current.reasoning, redacted: current.redacted ?? false });
+        reasoning.push({
+          reasoning: current.reasoning,
+          redacted: current.redacted ?? false,
+          chunks: current.chunks ?? 2,
+        });
         current = current.then;
         continue;
       case "commentary":

@@ -25,8 +25,8 @@ describe("fake replies", () => {
     ).toEqual({
       kind: "answer",
       reasoning: [
-        { reasoning: "a", redacted: false },
-        { reasoning: "b", redacted: true },
+        { reasoning: "a", redacted: false, chunks: 2 },
+        { reasoning: "b", redacted: true, chunks: 2 },
       ],
       commentary: [],
       answer: { type: "text", text: "hi", chunks: 2, phase: undefined },
@@ -55,7 +55,7 @@ describe("fake replies", () => {
       }),
     ).toMatchObject({
       kind: "answer",
-      reasoning: [{ reasoning: "r", redacted: false }],
+      reasoning: [{ reasoning: "r", redacted: false, chunks: 2 }],
       commentary: ["Looking at the files."],
       answer: { type: "text", text: "Done.", phase: "final_answer" },
     });

@@ -11,7 +11,7 @@ import { openaiResponsesWire } from "./openai-responses-wire.js";
 import { PrefixCacheSimulator } from "./prefix-cache-simulator.js";
 import type { CacheStats, PrefixCacheResult } from "./prefix-cache-simulator.js";
 import { ReasoningSeal } from "./reasoning-seal.js";
-import { CacheMarkerLimitError, InvalidFakeReplyError } from "./testkit-errors.js";
+import { CacheMarkerLimitError, InvalidFakeReplyError } from "./fake-provider-errors.js";
 import { countTokens } from "./token-count.js";
 import type {
   AnswerContext,
@@ -49,8 +49,22 @@ export interface FakeProviderOptions {
   /** 0 (default) picks a free port. */
   readonly port?: number;
   readonly cache?: FakeProviderCacheOptions;
-  /** Answer when no scripted reply is queued. Default `{type: "text", text: "OK"}`. */
+  /**
+   * Answer when no scripted reply is queued. Default `{type: "text", text: "OK"}`;
+   * `scriptedAgentReply` makes the server a small deterministic agent.
+   */
   readonly defaultReply?: FakeReply | ((request: RecordedRequest) => FakeReply);
+  /**
+   * Serve the `/_fake/*` control endpoints (scripting, recorded requests, stats). Default true.
+   * Turn them off when other local processes must not script the server or read the bodies it
+   * received (the gateway's `simulated` provider): they then answer 404.
+   */
+  readonly control?: boolean;
+  /**
+   * Keep every request in `requests` (default true). Off, nothing is kept: a long-running server
+   * stays within constant memory apart from the cache simulation's own entries.
+   */
+  readonly recordRequests?: boolean;
   /**
    * When set, any request with more input tokens than this is answered with the API's
    * context-overflow error (no scripted reply is used up).
@@ -148,6 +162,10 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     return `${prefix}_f${instance}n${idCounter.toString().padStart(6, "0")}`;
   };
   const open = new Set<ServerResponse>();
+  const keepRequests = options.recordRequests ?? true;
+  const record = (request: RecordedRequest): void => {
+    if (keepRequests) requests.push(request);
+  };
 
   const enqueue = (...replies: FakeReply[]): void => {
     const checked = replies.map((reply, index) => {
@@ -209,7 +227,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       extra: { reply?: FakeReply; cache?: RequestCacheDiagnostics } = {},
     ) => {
       const answer = wire.error(error, requestId);
-      requests.push({
+      record({
         ...base,
         status: answer.status,
         reply: extra.reply ?? null,
@@ -282,7 +300,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     const headers = { [wire.api === "anthropic" ? "request-id" : "x-request-id"]: requestId };
     if (plan.kind === "stream") {
       // Recorded events carry their own usage; the simulation still ran (diagnostics, entries).
-      requests.push({ ...base, status: 200, reply, usage: null, cache: diagnostics, error: null });
+      record({ ...base, status: 200, reply, usage: null, cache: diagnostics, error: null });
       await sendStream({
         res,
         frames: wire.rawFrames(plan.events),
@@ -320,7 +338,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
       nextId,
       seal,
     };
-    requests.push({
+    record({
       ...base,
       status: 200,
       reply,
@@ -444,7 +462,7 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
           ? handleCountTokens(req, res)
           : path === "/healthz"
             ? Promise.resolve(sendJson(res, { status: 200, headers: {}, body: { ok: true } }))
-            : path.startsWith("/_fake/")
+            : path.startsWith("/_fake/") && options.control !== false
               ? handleControl(req, res, path)
               : Promise.resolve(
                   sendJson(res, {

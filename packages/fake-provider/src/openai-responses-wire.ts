@@ -154,7 +154,7 @@ function buildOutput(
       const part = { type: "summary_text", text: "" };
       const common = { item_id: id, output_index, summary_index: 0 };
       events.push({ type: "response.reasoning_summary_part.added", ...common, part });
-      for (const delta of splitText(step.reasoning, 2)) {
+      for (const delta of splitText(step.reasoning, step.chunks)) {
         events.push({ type: "response.reasoning_summary_text.delta", ...common, delta });
       }
       events.push({

@@ -262,7 +262,10 @@ function buildBlocks(plan: AnswerPlan, context: AnswerContext): BuiltBlock[] {
       block: { type: "thinking", thinking: step.reasoning, signature },
       start: { type: "thinking", thinking: "", signature: "" },
       deltas: [
-        ...splitText(step.reasoning, 2).map((thinking) => ({ type: "thinking_delta", thinking })),
+        ...splitText(step.reasoning, step.chunks).map((thinking) => ({
+          type: "thinking_delta",
+          thinking,
+        })),
         { type: "signature_delta", signature },
       ],
     });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { CacheMarkerLimitError } from "./testkit-errors.js";
+import { CacheMarkerLimitError } from "./fake-provider-errors.js";
 
 /**
  * One unit of a rendered prompt, in prompt order: OpenAI tools / schema / instructions / one

@@ -2,7 +2,7 @@ import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeProvider } from "./fake-provider.js";
 import type { FakeProvider } from "./fake-provider.js";
-import { InvalidFakeReplyError } from "./testkit-errors.js";
+import { InvalidFakeReplyError } from "./fake-provider-errors.js";
 
 let provider: FakeProvider | undefined;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PrefixCacheSimulator } from "./prefix-cache-simulator.js";
 import type { PrefixSegment } from "./prefix-cache-simulator.js";
-import { CacheMarkerLimitError } from "./testkit-errors.js";
+import { CacheMarkerLimitError } from "./fake-provider-errors.js";
 
 /** A segment whose bytes are its label (so equal labels are equal content). */
 const seg = (label: string, tokens: number, extra: Partial<PrefixSegment> = {}): PrefixSegment => ({

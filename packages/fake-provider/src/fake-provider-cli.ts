@@ -1,10 +1,11 @@
 import { parseArgs } from "node:util";
 import { startFakeProvider } from "./fake-provider.js";
 import type { FakeProvider, FakeProviderOptions } from "./fake-provider.js";
+import { scriptedAgentReply } from "./scripted-agent.js";
 
 export const fakeProviderUsage = `Usage: cursor-fake-provider [options]
 
-Runs the @cursor/testkit fake provider (OpenAI Responses, Chat Completions, Anthropic Messages)
+Runs the @cursor/fake-provider fake provider (OpenAI Responses, Chat Completions, Anthropic Messages)
 with its prefix-cache simulation until SIGINT or SIGTERM.
 
 Options:
@@ -14,6 +15,7 @@ Options:
   --openai-min-tokens N      OpenAI cache threshold (default 1024)
   --anthropic-min-tokens N   Anthropic minimum cacheable prefix (default 1024)
   --context-window N         answer context-overflow above N input tokens
+  --agent                    answer with the scripted agent when no reply is queued (default "OK")
   --help                     print this help
 
 Control endpoints: GET /_fake/requests, GET /_fake/stats, POST /_fake/enqueue {"replies": [...]},
@@ -32,6 +34,7 @@ export function parseFakeProviderArgs(argv: readonly string[]): FakeProviderOpti
       "openai-min-tokens": { type: "string" },
       "anthropic-min-tokens": { type: "string" },
       "context-window": { type: "string" },
+      agent: { type: "boolean" },
       help: { type: "boolean" },
     },
   });
@@ -55,6 +58,7 @@ export function parseFakeProviderArgs(argv: readonly string[]): FakeProviderOpti
     ...(port === undefined ? {} : { port }),
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(contextWindow === undefined ? {} : { contextWindow }),
+    ...(values.agent === true ? { defaultReply: scriptedAgentReply } : {}),
     cache: {
       ...(ttlMs === undefined ? {} : { ttlMs }),
       ...(openaiMinTokens === undefined ? {} : { openaiMinTokens }),
