@@ -9,6 +9,7 @@ import { GatewayLogController } from "./request-log.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { sseRunSink } from "./sse-run-sink.js";
 import { SseStream } from "./sse-stream.js";
+import { isUiFileRequest, registerUiRoutes } from "./ui-routes.js";
 import { registerUsageRoutes } from "./usage-routes.js";
 import { ConversationNotFoundError } from "../conversation-errors.js";
 import type { ConversationService } from "../conversation-service.js";
@@ -31,6 +32,8 @@ export interface BuildAppOptions {
   readonly logger?: boolean | object | FastifyBaseLogger;
   /** The usage endpoints' answers; default: the service's store with the built-in prices. */
   readonly usage?: UsageReports;
+  /** The built report page (dist/ui); default: found next to the gateway's code. */
+  readonly uiFolder?: string;
 }
 
 const isLoggerInstance = (logger: unknown): logger is FastifyBaseLogger =>
@@ -91,6 +94,8 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
 
   app.addHook("onRequest", async (request, reply) => {
     if (request.url === "/healthz" || request.url === "/metrics") return;
+    // The report page's files hold no data; what it shows comes from the API, with a token.
+    if (isUiFileRequest(request.url)) return;
     const tenant = authenticate(request.headers.authorization);
     if (tenant === undefined) {
       return sendHttpError(reply, new HttpError("unauthorized", "missing or unknown bearer token"));
@@ -240,6 +245,8 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
       }),
     conversationIdParam,
   });
+
+  registerUiRoutes(app, options.uiFolder === undefined ? {} : { folder: options.uiFolder });
 
   return app;
 }
