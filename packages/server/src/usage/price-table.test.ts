@@ -199,7 +199,7 @@ describe("loadConfig: usage settings", () => {
       return [];
     };
     expect(issues({ CURSOR_GATEWAY_USAGE_RETENTION_DAYS: "0" })).toEqual([
-      "CURSOR_GATEWAY_USAGE_RETENTION_DAYS: between 1 and 3650 days (got \"0\")",
+      'CURSOR_GATEWAY_USAGE_RETENTION_DAYS: between 1 and 3650 days (got "0")',
     ]);
     expect(issues({ CURSOR_GATEWAY_PRICES_FILE: join(folder, "absent.json") })).toEqual([
       `CURSOR_GATEWAY_PRICES_FILE (${join(folder, "absent.json")}): cannot read the file (ENOENT)`,
