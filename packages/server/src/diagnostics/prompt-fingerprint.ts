@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { withoutCacheControl } from "@cursor/testkit";
+import { withoutCacheControl } from "@cursor/fake-provider";
 import { providerHistoryItems } from "../providers/provider-history-items.js";
 import { cacheNamespaceFields, isRecord } from "./provider-body.js";
 import type { ProviderFormat } from "./provider-body.js";

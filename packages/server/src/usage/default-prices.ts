@@ -1,4 +1,4 @@
-import type { PriceEntry, PriceSource } from "./price-table.js";
+import type { PriceEntry, PriceSource } from "./price-entry.js";
 
 /**
  * Where the built-in prices come from, said plainly: nobody read them off the providers' pages

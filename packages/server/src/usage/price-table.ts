@@ -1,40 +1,11 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { defaultPriceEntries, simulatedPriceEntry } from "./default-prices.js";
+import { priceProviders } from "./price-entry.js";
+import type { PriceEntry } from "./price-entry.js";
 
-/** Where a price comes from and as of when (shown wherever a cost is shown). */
-export interface PriceSource {
-  readonly source: string;
-  readonly asOf: string;
-}
-
-/**
- * `openai` prices both OpenAI APIs (`openai-responses`, `openai-chat`); a catalog provider name
- * prices that provider only (an OpenAI-compatible server behind `openai-chat`, the simulated one).
- */
-export const priceProviders = [
-  "openai",
-  "openai-responses",
-  "openai-chat",
-  "anthropic",
-  "simulated",
-] as const;
-export type PriceProvider = (typeof priceProviders)[number];
-
-/** A model's prices in USD per million tokens. */
-export interface PriceEntry {
-  readonly provider: PriceProvider;
-  /** The provider model id, or a prefix ending in `*` (`*` alone: every model). */
-  readonly model: string;
-  readonly input: number;
-  readonly cachedInput: number;
-  /** A cache write with the default (5-minute) lifetime. */
-  readonly cacheWrite5m: number;
-  readonly cacheWrite1h: number;
-  readonly output: number;
-  readonly note?: string;
-  readonly source: PriceSource;
-}
+export { priceProviders } from "./price-entry.js";
+export type { PriceEntry, PriceProvider, PriceSource } from "./price-entry.js";
 
 /** The cost of some tokens, in USD. */
 export interface CallCost {

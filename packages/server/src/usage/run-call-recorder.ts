@@ -11,7 +11,7 @@ import type {
 } from "../store/provider-call-store.js";
 import { comparePrefix } from "./compare-prefix.js";
 import type { PrefixVerdict } from "./compare-prefix.js";
-import type { UsageRecorderContext } from "./usage-recorder.js";
+import type { UsageRecorderContext } from "./usage-recorder-context.js";
 
 /** A call the gateway handed to a provider adapter. */
 interface StartedCall {

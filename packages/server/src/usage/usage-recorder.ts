@@ -1,23 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { GatewayLogger } from "../conversation-service-options.js";
-import type { GatewayMetrics } from "../http/metrics.js";
-import type { ProviderRequestLog } from "../providers/provider-request-log.js";
-import type { ProviderCallStore } from "../store/provider-call-store.js";
 import { RunCallRecorder } from "./run-call-recorder.js";
-
-/** What every run's recorder shares: where records go, the process identity, the clock. */
-export interface UsageRecorderContext {
-  readonly store: ProviderCallStore;
-  readonly requestLog: ProviderRequestLog;
-  readonly metrics: GatewayMetrics;
-  readonly logger: GatewayLogger;
-  /** The gateway's redaction path: every text of a record passes it before it is stored. */
-  readonly redact: (text: string) => string;
-  readonly now: () => Date;
-  /** This gateway process: a restart shows as another id on the next call. */
-  readonly process: { readonly id: string; readonly startedAt: number };
-  readonly conversationKey: (tenant: string, conversationId: string) => string;
-}
+import type { UsageRecorderContext } from "./usage-recorder-context.js";
 
 /**
  * The service's usage recorder: one per gateway process, handing each run execution a
@@ -49,3 +32,5 @@ export class UsageRecorder {
     return new RunCallRecorder({ context: this.context, ...input });
   }
 }
+
+export type { UsageRecorderContext } from "./usage-recorder-context.js";
