@@ -3,6 +3,8 @@ import type { GrowthRow } from "./growth/turn-cost-growth.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
 import type { PrefixEfficiencyResult } from "./prefix/prefix-efficiency.js";
+import type { WireHistoryRow } from "./wire/wire-overhead.js";
+import type { WirePrefixResult } from "./wire/wire-prefix-efficiency.js";
 import type { StoreResult } from "./stores/store-throughput.js";
 
 export type BenchMode = "quick" | "full";
@@ -21,6 +23,11 @@ export interface BenchSettings {
   readonly overheadSamples: number;
   readonly memoryHistoryTurns: readonly number[];
   readonly memoryConversations: number;
+  /** History lengths of the Cursor wire's latency and KV measurements. */
+  readonly wireHistoryTurns?: readonly number[];
+  readonly wireSamples?: number;
+  /** Identical short turns whose KV traffic is measured at each history length. */
+  readonly wireKvTurns?: number;
   /** Conversations driven at once, and user turns each, of the stores part. */
   readonly storeClients: number;
   readonly storeTurns: number;
@@ -48,4 +55,22 @@ export interface BenchResults {
   readonly memory: readonly MemoryRow[];
   /** Absent in runs without the stores part (and in results of older versions). */
   readonly stores?: StoreResult;
+  /** Absent in runs without the wire part (and in results of older versions). */
+  readonly wire?: WireResults;
+}
+
+/** The JSON front door's measured figures for the same session (part 1's, or measured here). */
+export interface JsonFrontDoorTotals {
+  readonly prefixEfficiency: number;
+  readonly prefixEfficiencyOutsideCompaction: number;
+  readonly cachedRatio: number;
+  readonly providerCalls: number;
+}
+
+export interface WireResults {
+  readonly prefix: readonly {
+    readonly wire: WirePrefixResult;
+    readonly json: JsonFrontDoorTotals;
+  }[];
+  readonly history: readonly WireHistoryRow[];
 }

@@ -12,6 +12,9 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         overheadSamples: 12,
         memoryHistoryTurns: [10, 100],
         memoryConversations: 8,
+        wireHistoryTurns: [10, 100, 1_000],
+        wireSamples: 8,
+        wireKvTurns: 32,
         storeClients: 4,
         storeTurns: 10,
       }
@@ -23,6 +26,9 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         overheadSamples: 40,
         memoryHistoryTurns: [10, 100],
         memoryConversations: 20,
+        wireHistoryTurns: [10, 100, 1_000],
+        wireSamples: 20,
+        wireKvTurns: 32,
         storeClients: 8,
         storeTurns: 25,
       };

@@ -11,7 +11,7 @@ import { defaultOutDir } from "./output-folder.js";
 import { benchParts, runBench, stepCount } from "./run-bench.js";
 import type { BenchPart } from "./run-bench.js";
 
-const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores] [--out DIR] [--from FILE]
+const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores,wire] [--out DIR] [--from FILE]
 
 Measures the gateway against its baselines and writes DIR/latest.md, DIR/latest.json and SVG
 charts. DIR defaults to bench/results for a full run (the committed figures the README quotes)

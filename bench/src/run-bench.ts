@@ -1,6 +1,12 @@
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { generateAgentSession } from "@cursor/testkit";
-import type { BenchResults, BenchSettings, MachineInfo } from "./bench-results.js";
+import type {
+  BenchResults,
+  BenchSettings,
+  JsonFrontDoorTotals,
+  MachineInfo,
+  WireResults,
+} from "./bench-results.js";
 import { measureGrowth } from "./growth/turn-cost-growth.js";
 import type { BenchProvider } from "./harness/gateway-harness.js";
 import { providerLabels } from "./harness/provider-adapters.js";
@@ -15,17 +21,20 @@ import type { Progress } from "./progress.js";
 import { bytes, milliseconds, percent, ratio } from "./report/format.js";
 import { benchDatabaseURL, measureStores } from "./stores/store-throughput.js";
 import type { StoreResult } from "./stores/store-throughput.js";
+import { measureWireAtHistory } from "./wire/wire-overhead.js";
+import { measureWirePrefixEfficiency } from "./wire/wire-prefix-efficiency.js";
 
 /** The providers whose cache simulation part 1 runs: OpenAI's (Responses) and Anthropic's. */
 export const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
 
-export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "stores";
+export type BenchPart = "prefix" | "growth" | "overhead" | "memory" | "stores" | "wire";
 export const benchParts: readonly BenchPart[] = [
   "prefix",
   "growth",
   "overhead",
   "memory",
   "stores",
+  "wire",
 ];
 
 function machineInfo(loadAtStart: number): MachineInfo {
@@ -144,6 +153,59 @@ export async function runBench({
       stores.rows.map((row) => `${row.setup} ${row.requestsPerSecond.toFixed(0)}/s`).join(", "),
     );
   }
+  let wire: WireResults | undefined;
+  if (parts.includes("wire")) {
+    const contextWindow = contextWindowForOneCompaction(session);
+    const wirePrefix: WireResults["prefix"][number][] = [];
+    for (const provider of prefixProviders) {
+      // The JSON front door's figures for the same session: part 1's, else measured now.
+      let jsonResult = prefix.find((result) => result.provider === provider);
+      if (jsonResult === undefined) {
+        progress.begin(`JSON front door, ${providerLabels[provider]} (for the wire's comparison)`);
+        jsonResult = await measurePrefixEfficiency({
+          provider,
+          session,
+          contextWindow,
+          onProgress: progress.update,
+        });
+        progress.done(percent(jsonResult.measured.prefixEfficiency));
+      }
+      const json: JsonFrontDoorTotals = {
+        prefixEfficiency: jsonResult.measured.prefixEfficiency,
+        prefixEfficiencyOutsideCompaction: jsonResult.measured.prefixEfficiencyOutsideCompaction,
+        cachedRatio: jsonResult.measured.cachedRatio,
+        providerCalls: jsonResult.drive.providerCalls,
+      };
+      progress.begin(`the session through the Cursor wire, ${providerLabels[provider]}`);
+      const result = await measureWirePrefixEfficiency({
+        provider,
+        session,
+        contextWindow,
+        onProgress: progress.update,
+      });
+      wirePrefix.push({ wire: result, json });
+      progress.done(
+        `${percent(result.measured.prefixEfficiency)} of best possible (JSON ${percent(json.prefixEfficiency)})`,
+      );
+    }
+    const history = [];
+    for (const historyTurns of settings.wireHistoryTurns ?? []) {
+      progress.begin(`the Cursor wire at ${historyTurns} turns of history`);
+      const row = await measureWireAtHistory({
+        historyTurns,
+        samples: settings.wireSamples ?? 8,
+        kvTurns: settings.wireKvTurns ?? 32,
+        seed: settings.seed + 4,
+        toolResultChars: settings.toolResultChars,
+        onProgress: progress.update,
+      });
+      history.push(row);
+      progress.done(
+        `+${milliseconds(row.addedP50Ms)} p50 per turn, ${bytes(row.kv.meanBytes)} KV per turn`,
+      );
+    }
+    wire = { prefix: wirePrefix, history };
+  }
   return {
     settings,
     machine: machineInfo(loadAtStart),
@@ -155,6 +217,7 @@ export async function runBench({
     overhead,
     memory,
     ...(stores === undefined ? {} : { stores }),
+    ...(wire === undefined ? {} : { wire }),
   };
 }
 
@@ -165,6 +228,10 @@ export function stepCount(settings: BenchSettings, parts: readonly BenchPart[]):
     (parts.includes("growth") ? 1 : 0) +
     (parts.includes("overhead") ? settings.overheadHistoryTurns.length : 0) +
     (parts.includes("memory") ? settings.memoryHistoryTurns.length : 0) +
-    (parts.includes("stores") ? 1 : 0)
+    (parts.includes("stores") ? 1 : 0) +
+    (parts.includes("wire")
+      ? prefixProviders.length * (parts.includes("prefix") ? 1 : 2) +
+        (settings.wireHistoryTurns?.length ?? 0)
+      : 0)
   );
 }

@@ -5,6 +5,7 @@ import { loadConfig, startGateway } from "@cursor/server";
 import type { RunningGateway } from "@cursor/server";
 import { startFakeProvider } from "@cursor/testkit";
 import type { FakeProvider } from "@cursor/testkit";
+import type { ToolBridgeFactory } from "@cursor/wire";
 import { ScriptedReplies } from "./scripted-replies.js";
 
 /** The provider packages the benchmark drives, each against its simulated API. */
@@ -22,6 +23,8 @@ export interface GatewayHarnessOptions {
   readonly contextWindow?: number;
   /** Simulated time (ms) for the provider cache and the gateway clock; default `Date.now`. */
   readonly clock?: () => number;
+  /** Runs the tool rounds of Cursor turns (the wire's default answers "not available"). */
+  readonly toolBridge?: ToolBridgeFactory;
 }
 
 /**
@@ -65,6 +68,7 @@ export class GatewayHarness {
       dataDir,
       contextWindow: options.contextWindow,
       clock: options.clock,
+      toolBridge: options.toolBridge,
     });
     return new GatewayHarness({ options, fake, replies, dataDir, gateway });
   }
@@ -86,6 +90,7 @@ export class GatewayHarness {
       dataDir: this.dataDir,
       contextWindow: this.#options.contextWindow,
       clock: this.#options.clock,
+      toolBridge: this.#options.toolBridge,
     });
   }
 
@@ -107,12 +112,14 @@ export async function launchGateway({
   dataDir,
   contextWindow,
   clock,
+  toolBridge,
 }: {
   provider: BenchProvider;
   providerURL: string;
   dataDir: string;
   contextWindow?: number | undefined;
   clock?: (() => number) | undefined;
+  toolBridge?: ToolBridgeFactory | undefined;
 }): Promise<RunningGateway> {
   const environment: Record<string, string> = {
     CURSOR_GATEWAY_HOST: "127.0.0.1",
@@ -138,6 +145,7 @@ export async function launchGateway({
     // No retries: a failed call must show as a failure, not as a second, differently-cached call.
     retry: { maxAttempts: 1 },
     ...(clock === undefined ? {} : { now: () => new Date(clock()) }),
+    ...(toolBridge === undefined ? {} : { toolBridge }),
   });
 }
 

@@ -30,6 +30,8 @@ describe("renderReport", () => {
       "### Memory per open conversation",
       "## 5. Simulated input cost",
       "## 6. Stores: SQLite and PostgreSQL, one and two processes",
+      "## 7. The Cursor wire",
+      "### Added latency and KV bytes per turn",
       "## How the baselines are built",
     ]) {
       expect(report).toContain(heading);
@@ -38,6 +40,10 @@ describe("renderReport", () => {
       "| **measured: gateway → fake provider** | 7500 | 2800 | 2816 | 99.4% | 99.4% | 37.3% |",
     );
     expect(report).toContain("| 10 / 50 | 50.0 kB | 0.20 ms | 0.05 ms | 0.10 ms |");
+    expect(report).toContain(
+      "|  | **Cursor wire** (2 turns, 1 tool rounds) | 3 | 99.4% | 99.4% | 37.3% |",
+    );
+    expect(report).toContain("| 10 | 2 | 30 ms | 40 ms | 35 ms | 45 ms | 5.0 ms | 9.0 ms |");
   });
 
   it("shows the gateway's own figures from its usage records, and says when they differ", () => {

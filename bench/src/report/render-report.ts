@@ -78,6 +78,17 @@ export function headlineFigures(results: BenchResults): string[] {
         )}${stores.postgresSkipped === undefined ? "" : " (PostgreSQL not measured: no database URL)"}`,
     );
   }
+  for (const { wire, json } of results.wire?.prefix ?? []) {
+    lines.push(
+      `Cursor wire, ${providerLabels[wire.provider]}: ${percent(wire.measured.prefixEfficiency)} of the best possible cached tokens (JSON front door ${percent(json.prefixEfficiency)}), ${percent(wire.measured.cachedRatio)} cached (JSON ${percent(json.cachedRatio)})`,
+    );
+  }
+  const wireRows = results.wire?.history ?? [];
+  if (wireRows.length > 0) {
+    lines.push(
+      `Cursor wire added latency per turn: ${wireRows.map((row) => `+${milliseconds(row.addedP50Ms)} p50 at ${count(row.historyTurns)} turns`).join(", ")} (with every blob attached: ${wireRows.map((row) => `+${milliseconds(row.attachedAddedP50Ms)}`).join(", ")}); KV per turn ${wireRows.map((row) => `${bytes(row.kv.meanBytes)} at ${count(row.historyTurns)}`).join(", ")}`,
+    );
+  }
   return lines;
 }
 
@@ -142,6 +153,115 @@ function storesSection(results: BenchResults): string[] {
           ],
     ),
   ];
+}
+
+function wireSection(results: BenchResults): string[] {
+  const wire = results.wire;
+  if (wire === undefined) return [];
+  const out: string[] = [
+    "## 7. The Cursor wire",
+    "",
+    "The same generated session as part 1, driven through the Cursor IDE's own protocol instead of `POST /v1/runs`: " +
+      "a scripted IDE (`@cursor/wire/testing`'s `ScriptedIdeClient`, RunSSE + BidiAppend over HTTP/1.1) sends each user " +
+      "turn with its Cursor request context and selected context; a user turn and its tool rounds are one Cursor turn (a " +
+      "tool bridge gives each round the session's results); background completions, injected context and retries are " +
+      "their Cursor actions; restarts restart the gateway. Every checkpoint's blobs go through the KV exchange. The wire " +
+      "translates and streams; the conversation service, turn preparation and store are the JSON front door's, so the " +
+      "prefix efficiency must be the same.",
+    "",
+  ];
+  if (wire.prefix.length > 0) {
+    out.push(
+      markdownTable({
+        header: [
+          "provider",
+          "front door",
+          "provider calls",
+          "prefix efficiency",
+          "outside compaction",
+          "cached ratio",
+        ],
+        rows: wire.prefix.flatMap(({ wire: result, json }) => [
+          [
+            providerLabels[result.provider],
+            "JSON (`POST /v1/runs`)",
+            count(json.providerCalls),
+            percent(json.prefixEfficiency),
+            percent(json.prefixEfficiencyOutsideCompaction),
+            percent(json.cachedRatio),
+          ],
+          [
+            "",
+            `**Cursor wire** (${count(result.turns)} turns, ${count(result.toolRounds)} tool rounds)`,
+            count(result.providerCalls),
+            percent(result.measured.prefixEfficiency),
+            percent(result.measured.prefixEfficiencyOutsideCompaction),
+            percent(result.measured.cachedRatio),
+          ],
+        ]),
+      }),
+      "",
+    );
+    for (const { wire: result } of wire.prefix) {
+      out.push(
+        `${providerLabels[result.provider]}: ${result.compactions} compaction(s), ${result.restarts} restarts, ` +
+          `KV over the session: ${count(result.kv.blobsSet)} blobs set (${bytes(result.kv.bytesSet)}), ` +
+          `${count(result.kv.blobsGot)} asked for, ${result.seconds.toFixed(0)} s.`,
+        "",
+        ...deviationLines(result.deviations),
+      );
+    }
+  }
+  if (wire.history.length > 0) {
+    out.push(
+      "### Added latency and KV bytes per turn",
+      "",
+      "Two conversations get the same history (each resumed from a client checkpoint); then the same single-call user " +
+        "turns go to one through `POST /v1/runs` and to the other through the wire, in alternation, against the fake " +
+        "provider in its own process (the wire's first turn, which hands the IDE every blob of the history, is setup). " +
+        "Added = wire − JSON per pair of equal turns; the wire turns alternate between a run request that attaches no " +
+        "blobs and one that attaches every blob its state references (`pre_fetched_blobs`, what some IDE builds may do: " +
+        "then the scripted IDE in this process encodes, and the gateway decodes, the whole history on every turn; its " +
+        "cost is mostly the client's). Then identical short turns show what a turn sends over KV at each " +
+        "history length (its new messages, its UI turn, one turn-record blob, the seal; every 32nd turn packs 32 turn " +
+        "records into one blob): flat. The checkpoint message itself lists every message id (32 bytes each).",
+      "",
+      markdownTable({
+        header: [
+          "history (turns)",
+          "turns",
+          "JSON p50",
+          "JSON p95",
+          "wire p50",
+          "wire p95",
+          "added p50",
+          "added p95",
+          "attached: wire p50",
+          "attached: added p50 / p95",
+          "KV bytes per turn (mean / max)",
+          "blobs per turn",
+          "checkpoint root entries",
+        ],
+        rows: wire.history.map((row) => [
+          count(row.historyTurns),
+          count(row.samples),
+          milliseconds(row.jsonP50Ms),
+          milliseconds(row.jsonP95Ms),
+          milliseconds(row.wireP50Ms),
+          milliseconds(row.wireP95Ms),
+          milliseconds(row.addedP50Ms),
+          milliseconds(row.addedP95Ms),
+          milliseconds(row.attachedP50Ms),
+          `${milliseconds(row.attachedAddedP50Ms)} / ${milliseconds(row.attachedAddedP95Ms)}`,
+          `${bytes(row.kv.meanBytes)} / ${bytes(row.kv.maxBytes)}`,
+          row.kv.meanBlobs.toFixed(1),
+          count(row.kv.rootEntries),
+        ]),
+      }),
+      "",
+    );
+  }
+  return out;
 }
 
 function prefixSection(results: BenchResults): string[] {
@@ -491,6 +611,7 @@ export function renderReport({
     ...overheadSection(results),
     ...costSection(results),
     ...storesSection(results),
+    ...wireSection(results),
     ...methodSection(),
     "## Charts",
     "",

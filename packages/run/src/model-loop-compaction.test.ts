@@ -72,6 +72,29 @@ describe("runModelLoop: compaction", () => {
     expect(summarizerRequest.messages.at(-1)?.role).toBe("user");
   });
 
+  it("tells the client a compaction started before the summariser is called", async () => {
+    const history = historyWithOneTurn();
+    const provider = scriptedProvider([overflow(), { events: answer("after") }]);
+    const { compaction } = compactionPort(["SUMMARY"]);
+    const { events, options } = harness(history, provider);
+    const seenBySummariser: string[][] = [];
+    const observed: ModelLoopCompaction = {
+      ...compaction,
+      compact: (request) => {
+        seenBySummariser.push(events.map((event) => event.type));
+        return compaction.compact(request);
+      },
+    };
+    await runModelLoop(options({ runId: "r1", pending: [turn("m1")], compaction: observed }));
+    expect(seenBySummariser).toEqual([["compaction.started"]]);
+    const kinds = events.map((event) => event.type);
+    expect(kinds.indexOf("compaction.started")).toBeLessThan(kinds.indexOf("compaction"));
+    expect(events.find((event) => event.type === "compaction.started")).toEqual({
+      type: "compaction.started",
+      data: { reason: "auto" },
+    });
+  });
+
   it("fails on a second overflow after the one compaction", async () => {
     const history = historyWithOneTurn();
     const provider = scriptedProvider([overflow(), overflow(), { events: answer("never") }]);

@@ -56,6 +56,7 @@ export async function compact(
     ...(options.currentInitialMessages ? { initial: options.currentInitialMessages } : {}),
   });
   const before = history.epoch;
+  options.onEvent?.({ type: "compaction.started", data: { reason: "auto" } });
   try {
     await compaction.compact({ reason: "auto", trigger, history, current, signal: options.signal });
   } catch (error) {

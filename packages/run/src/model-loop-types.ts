@@ -20,6 +20,11 @@ export type ModelLoopEvent =
       readonly data: { readonly callId: string; readonly name: string; readonly arguments: string };
     }
   | { readonly type: "usage"; readonly data: Usage }
+  /**
+   * A compaction is about to call the summariser (sent before that call, which can take a
+   * while, so a client can show it is summarising); `compaction` follows once the epoch started.
+   */
+  | { readonly type: "compaction.started"; readonly data: { readonly reason: "auto" } }
   | {
       readonly type: "compaction";
       readonly data: { readonly reason: "auto" | "manual"; readonly epoch: number };

@@ -4,6 +4,12 @@ import { z } from "zod";
 import { defaultProviderModels, providerNames } from "./models/model-config.js";
 import type { ModelConfig, ProviderName } from "./models/model-config.js";
 import { httpURLSchema as httpURL, readModelsFile } from "./models/models-file.js";
+import {
+  providerOptionIssues,
+  singleProviderOptionVariables,
+  singleProviderOptions,
+  singleProviderOptionsEnvironment,
+} from "./models/provider-options.js";
 import { checkDatabaseURL } from "./store/database-url.js";
 import { readPricesFile } from "./usage/price-table.js";
 import type { PriceTable } from "./usage/price-table.js";
@@ -20,7 +26,7 @@ const optionalText = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === "" ? undefined : value.trim()));
 
-const environmentSchema = z.object({
+const environmentSchema = singleProviderOptionsEnvironment.extend({
   CURSOR_GATEWAY_HOST: optionalText,
   CURSOR_GATEWAY_PORT: optionalText.pipe(
     z
@@ -39,6 +45,7 @@ const environmentSchema = z.object({
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: optionalText.pipe(httpURL.optional()),
   CURSOR_GATEWAY_TOKENS: optionalText,
+  CURSOR_GATEWAY_WIRE_TOKEN: optionalText,
   CURSOR_GATEWAY_CHECKPOINT_SECRET: optionalText.pipe(
     z.string().min(32, "at least 32 characters").optional(),
   ),
@@ -86,6 +93,7 @@ const secretVariables = new Set([
   "OPENAI_API_KEY",
   "ANTHROPIC_API_KEY",
   "CURSOR_GATEWAY_TOKENS",
+  "CURSOR_GATEWAY_WIRE_TOKEN",
   "CURSOR_GATEWAY_CHECKPOINT_SECRET",
 ]);
 
@@ -100,6 +108,11 @@ export interface GatewayConfig {
   readonly models: readonly [ModelConfig, ...ModelConfig[]];
   /** Bearer tokens; each is one tenant. Empty: no auth (loopback only). */
   readonly tokens: readonly string[];
+  /**
+   * One of `tokens`: its tenant holds the Cursor IDE's conversations (the wire routes). Undefined:
+   * the no-auth tenant.
+   */
+  readonly wireToken?: string;
   /** Undefined: generated once and kept in the data folder. */
   readonly checkpointSecret?: string;
   readonly contextWindow: number;
@@ -202,6 +215,14 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
     if (file.success) prices = file.table;
     else issues.push(...file.issues);
   }
+  const wireToken = env.CURSOR_GATEWAY_WIRE_TOKEN;
+  if (wireToken !== undefined && !tokens.tokens.includes(wireToken)) {
+    issues.push(
+      tokens.tokens.length === 0
+        ? "CURSOR_GATEWAY_WIRE_TOKEN needs CURSOR_GATEWAY_TOKENS: it names the tenant (one of those tokens) that holds the Cursor IDE's conversations"
+        : "CURSOR_GATEWAY_WIRE_TOKEN must be one of the tokens in CURSOR_GATEWAY_TOKENS",
+    );
+  }
   if (issues.length > 0 || models === undefined) throw new ConfigError({ issues });
   return {
     host,
@@ -209,6 +230,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
     dataDir: env.CURSOR_GATEWAY_DATA_DIR ?? defaultDataDir,
     models,
     tokens: tokens.tokens,
+    ...(wireToken === undefined ? {} : { wireToken }),
     ...(env.CURSOR_GATEWAY_CHECKPOINT_SECRET === undefined
       ? {}
       : { checkpointSecret: env.CURSOR_GATEWAY_CHECKPOINT_SECRET }),
@@ -272,7 +294,22 @@ function singleProviderModel(
     (env.OPENAI_API_KEY ? "openai-responses" : env.ANTHROPIC_API_KEY ? "anthropic" : "simulated");
   const model = env.CURSOR_GATEWAY_MODEL ?? defaultProviderModels[provider];
   // The picker's name says whose key answers (the Cursor IDE lists it beside Cursor's models).
-  const entry = { id: model, displayName: `${model} (your key)`, provider, model };
+  // The id lives in the `byok/` namespace so it can never be the id of a Cursor-hosted model
+  // (Cursor's are plain slugs such as `gpt-5`): the proxy routes a run by its exact model id.
+  const entry = {
+    id: singleProviderModelId(model),
+    displayName: `${model} (your key)`,
+    provider,
+    model,
+    ...singleProviderOptions(env),
+  };
+  const optionIssues = providerOptionIssues({
+    name: (field) => singleProviderOptionVariables[field],
+    provider,
+    effort: entry.effort,
+    options: entry,
+  });
+  if (optionIssues.length > 0) return { success: false, issues: optionIssues };
   switch (provider) {
     case "openai-responses":
     case "openai-chat":
@@ -312,6 +349,14 @@ function singleProviderModel(
       throw new Error(`unknown provider ${String(exhaustive)}`);
     }
   }
+}
+
+/**
+ * The catalog id of the model the single-provider variables give: `byok/<provider model>`, e.g.
+ * `byok/gpt-5`. A JSON request naming the provider model itself (`gpt-5`) still runs on it.
+ */
+export function singleProviderModelId(model: string): string {
+  return `byok/${model}`;
 }
 
 /** Auth may be off only when nobody but this machine can connect. */

@@ -95,6 +95,5 @@ export type {
   RunningCursorProxy,
 } from "./proxy/start-cursor-proxy.js";
 export type { ProxyLogger, ProxyStatsSnapshot } from "./proxy/proxy-stats.js";
-export type { AppendPeek, ModelListMerger, RunClassifier } from "./proxy/wire-ports.js";
 export { ProxyCaError, loadOrCreateProxyCa } from "./proxy/proxy-ca.js";
 export type { ProxyCertificateAuthority, ProxyCaErrorReason } from "./proxy/proxy-ca.js";

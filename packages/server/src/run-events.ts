@@ -32,6 +32,11 @@ export type RunEvent =
     }
   /** Per provider call (the summariser's included). */
   | { readonly type: "usage"; readonly usage: Usage }
+  /**
+   * A compaction is about to call the summariser (automatic: the model loop found the context
+   * too long; manual: a `summarize` request); `compaction` follows once its epoch is stored.
+   */
+  | { readonly type: "compaction.started"; readonly reason: "auto" | "manual" }
   | { readonly type: "compaction"; readonly reason: "auto" | "manual"; readonly epoch: number }
   /** Something in the provider's stream was not understood and was skipped (informational). */
   | { readonly type: "warning"; readonly warning: Warning }

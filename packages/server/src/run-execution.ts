@@ -256,6 +256,7 @@ export class RunExecution {
             epoch: history.epoch,
             messages: [...history.messages, ...plan.appended],
           });
+    sink.event({ type: "compaction.started", reason: "manual" });
     const result = await this.#compactor(
       this.#provider("summarizer"),
       sink,
@@ -322,6 +323,9 @@ export class RunExecution {
         return;
       case "usage":
         this.#addUsage(event.data, sink);
+        return;
+      case "compaction.started":
+        sink.event({ type: "compaction.started", reason: event.data.reason });
         return;
       case "compaction":
         sink.event({ type: "compaction", ...event.data });

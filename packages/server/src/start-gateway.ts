@@ -1,3 +1,5 @@
+import { MemoryClientBlobLedger, createCursorWire } from "@cursor/wire";
+import type { CursorWire, ToolBridgeFactory } from "@cursor/wire";
 import type { FastifyInstance } from "fastify";
 import { loadCheckpointSecret } from "./checkpoint-secret.js";
 import { ConfigError, defaultUsageRetentionDays, isLoopbackHost } from "./config.js";
@@ -5,7 +7,12 @@ import type { GatewayConfig } from "./config.js";
 import { ConversationService } from "./conversation-service.js";
 import { prepareDataFolder } from "./data-folder.js";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
+import { createGatewayWirePorts } from "./cursor-wire/gateway-wire-ports.js";
+import { createWireHttpHandler } from "./cursor-wire/wire-http-handler.js";
+import { createAuthenticator, localTenant } from "./http/auth.js";
 import { buildApp } from "./http/build-app.js";
+import { createDualProtocolServer } from "./http/dual-protocol-server.js";
+import type { DualProtocolServer } from "./http/dual-protocol-server.js";
 import { GatewayMetrics } from "./http/metrics.js";
 import { ModelCatalog } from "./models/model-catalog.js";
 import { listenError } from "./startup-error.js";
@@ -22,6 +29,16 @@ export interface StartGatewayOptions {
   readonly logger?: boolean | object;
   readonly retry?: ConversationServiceOptions["retry"];
   readonly now?: () => Date;
+  /**
+   * The gateway sits behind `cursor-gateway proxy`: the Cursor wire's routes are served even
+   * when it does not listen on a loopback address.
+   */
+  readonly behindCursorProxy?: boolean;
+  /**
+   * Runs the tool rounds of Cursor turns. Default: the wire's `unavailableToolBridge` (every
+   * call answers that tools do not run in the editor yet).
+   */
+  readonly toolBridge?: ToolBridgeFactory;
 }
 
 export interface RunningGateway {
@@ -32,6 +49,8 @@ export interface RunningGateway {
   readonly store: GatewayStore;
   /** The configured models (what a model picker lists; each entry's adapter). */
   readonly models: ModelCatalog;
+  /** The Cursor IDE's agent protocol, mounted on the same port (HTTP/1.1 and h2c). */
+  readonly wire: CursorWire;
   /** Where the in-process fake provider of `simulated` models listens, when there is one. */
   readonly simulatedProviderURL?: string;
   /** Stops taking requests, ends open runs cleanly, closes the store. */
@@ -88,14 +107,15 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const simulatedProviderURL = models.hasSimulated ? (await models.simulated()).url : undefined;
   const serviceRef: { current?: ConversationService } = {};
   const metrics = new GatewayMetrics({ activeRuns: () => serviceRef.current?.activeRuns ?? 0 });
+  const checkpointSecret = loadCheckpointSecret({
+    dataDir: config.dataDir,
+    ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
+  });
   const service = new ConversationService({
     store,
     models,
     contextWindow: config.contextWindow,
-    checkpointSecret: loadCheckpointSecret({
-      dataDir: config.dataDir,
-      ...(config.checkpointSecret === undefined ? {} : { configured: config.checkpointSecret }),
-    }),
+    checkpointSecret,
     metrics,
     secrets: databaseSecret === "" ? models.secrets : [...models.secrets, databaseSecret],
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },
@@ -110,8 +130,56 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     prices: config.prices ?? PriceTable.defaults(),
     retentionDays,
   });
-  const app = buildApp({ config, metrics, service, usage, logger: options.logger ?? false });
+  const wireLogger = {
+    warn: (details: Readonly<Record<string, unknown>>, message: string) =>
+      appRef.current?.log.warn({ component: "cursor-wire", ...details }, message),
+    error: (details: Readonly<Record<string, unknown>>, message: string) =>
+      appRef.current?.log.error({ component: "cursor-wire", ...details }, message),
+  };
+  const wire = createCursorWire({
+    ports: createGatewayWirePorts({
+      service,
+      tenant: wireTenant(config),
+      models,
+      contextWindow: config.contextWindow,
+      checkpointSecret,
+      logger: wireLogger,
+    }),
+    // What the IDE holds, per conversation, in this process (a store-backed ledger would let
+    // another process serve the next turn without sending blobs again).
+    blobLedger: new MemoryClientBlobLedger(),
+    ...(options.toolBridge === undefined ? {} : { toolBridge: options.toolBridge }),
+  });
+  const wireEnabled = isLoopbackHost(config.host) || options.behindCursorProxy === true;
+  const wireHandler = createWireHttpHandler({
+    wire,
+    logger: wireLogger,
+    ...(wireEnabled
+      ? {}
+      : {
+          disabledReason:
+            "the Cursor wire routes are served only when the gateway listens on a loopback address or runs behind cursor-gateway proxy",
+        }),
+  });
+  let dual: DualProtocolServer | undefined;
+  const app = buildApp({
+    config,
+    metrics,
+    service,
+    usage,
+    logger: options.logger ?? false,
+    // One port: the JSON contract (Fastify) and the Cursor wire's routes, HTTP/1.1 and h2c.
+    serverFactory: (fastifyHandler) => {
+      dual = createDualProtocolServer((request, response) => {
+        if (wireHandler.matches(request)) void wireHandler.handle(request, response);
+        // Fastify's handler serves Node's HTTP/2 compatibility objects as it serves HTTP/1.1.
+        else fastifyHandler(request as never, response as never);
+      });
+      return dual.server;
+    },
+  });
   appRef.current = app;
+  if (dual === undefined) throw new Error("Fastify did not create the gateway's server");
   const retention = startUsageRetention({
     store: store.providerCalls,
     retentionDays,
@@ -126,8 +194,18 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     models,
     simulatedProviderURL,
     config,
+    wire,
+    dual,
     stopRetention: () => retention.stop(),
   });
+}
+
+/** The tenant of the Cursor IDE's conversations (cursor-wire.md "Who the wire serves"). */
+function wireTenant(config: GatewayConfig) {
+  if (config.wireToken === undefined) return localTenant;
+  const tenant = createAuthenticator(config.tokens)(`Bearer ${config.wireToken}`);
+  if (tenant === undefined) throw new Error("CURSOR_GATEWAY_WIRE_TOKEN is not a configured token");
+  return tenant;
 }
 
 async function finishStart({
@@ -138,6 +216,8 @@ async function finishStart({
   simulatedProviderURL,
   config,
   stopRetention,
+  wire,
+  dual,
 }: {
   stopRetention: () => Promise<void>;
   app: FastifyInstance;
@@ -146,6 +226,8 @@ async function finishStart({
   models: ModelCatalog;
   simulatedProviderURL: string | undefined;
   config: GatewayConfig;
+  wire: CursorWire;
+  dual: DualProtocolServer;
 }): Promise<RunningGateway> {
   let address: string;
   try {
@@ -170,11 +252,14 @@ async function finishStart({
     service,
     store,
     models,
+    wire,
     ...(simulatedProviderURL === undefined ? {} : { simulatedProviderURL }),
     close() {
       closed ??= (async () => {
-        await service.shutdown();
+        // Open runs end (cancelled, nothing half-committed), then their streams and connections.
+        await Promise.all([wire.close(), service.shutdown()]);
         await stopRetention();
+        await dual.closeHttp2Sessions();
         await app.close();
         await models.close();
         await store.close();

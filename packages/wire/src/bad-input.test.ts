@@ -1,6 +1,6 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { MemoryConversationService } from "./__fixtures__/memory-conversation-service.js";
+import { ScriptedPorts } from "./__fixtures__/scripted-ports.js";
 import {
   RecordingStream,
   appendBody,
@@ -16,9 +16,11 @@ import { ManualTimers } from "./session/wire-timers.js";
 
 function setup() {
   const timers = new ManualTimers();
-  const service = new MemoryConversationService();
+  const service = new ScriptedPorts();
   const wire = createCursorWire({ ports: service.ports(), timers });
-  const snapshot = () => JSON.stringify([...service.store.entries()]);
+  // What reached the service: bad input never does (the server's end-to-end tests check that
+  // its store stays byte-identical).
+  const snapshot = () => JSON.stringify(service.bodies);
   return { timers, service, wire, snapshot };
 }
 
@@ -31,7 +33,7 @@ async function until(condition: () => boolean): Promise<void> {
   expect(condition()).toBe(true);
 }
 
-/** A stored conversation, so "changes nothing" has something to compare. */
+/** A conversation that ran once, so "nothing reached the service" has something to compare. */
 async function withConversation() {
   const context = setup();
   const stream = new RecordingStream(context.wire, "seed", { answerKvFrom: 1 });
@@ -48,7 +50,7 @@ async function withConversation() {
   return { ...context, before: context.snapshot() };
 }
 
-describe("bad input: a precise Connect error each, nothing stored", () => {
+describe("bad input: a precise Connect error each, nothing reaches the service", () => {
   it("a malformed RunSSE envelope", async () => {
     const { wire, snapshot, before } = await withConversation();
     const chunks: Uint8Array[] = [];
@@ -236,7 +238,10 @@ describe("bad input: a precise Connect error each, nothing stored", () => {
       ),
     ).toEqual({ status: 200 });
     let release!: () => void;
-    service.provider.script({ text: "x", hold: new Promise<void>((r) => (release = r)) });
+    service.script({
+      events: [{ type: "text.delta", text: "x" }],
+      hold: new Promise<void>((r) => (release = r)),
+    });
     const stream = new RecordingStream(wire, "r-two", { answerKvFrom: 2 });
     await append(
       wire,
@@ -267,7 +272,10 @@ describe("bad input: a precise Connect error each, nothing stored", () => {
   it("an exec result for no pending exec, a KV result for no pending operation", async () => {
     const { wire, service } = setup();
     let release!: () => void;
-    service.provider.script({ text: "x", hold: new Promise<void>((r) => (release = r)) });
+    service.script({
+      events: [{ type: "text.delta", text: "x" }],
+      hold: new Promise<void>((r) => (release = r)),
+    });
     const stream = new RecordingStream(wire, "r-exec", { answerKvFrom: 3 });
     await append(
       wire,
@@ -320,7 +328,10 @@ describe("bad input: a precise Connect error each, nothing stored", () => {
   it("a mid-run action other than cancel", async () => {
     const { wire, service } = setup();
     let release!: () => void;
-    service.provider.script({ text: "x", hold: new Promise<void>((r) => (release = r)) });
+    service.script({
+      events: [{ type: "text.delta", text: "x" }],
+      hold: new Promise<void>((r) => (release = r)),
+    });
     const stream = new RecordingStream(wire, "r-mid", { answerKvFrom: 2 });
     await append(
       wire,
@@ -361,7 +372,7 @@ describe("bad input: a precise Connect error each, nothing stored", () => {
       "shell_command_action is not supported by this gateway",
     ],
   ])(
-    "an unsupported action (%s): unimplemented, nothing stored",
+    "an unsupported action (%s): unimplemented, nothing reaches the service",
     async (_name, action, message) => {
       const { wire, snapshot, before } = await withConversation();
       const stream = new RecordingStream(wire, "r-unsupported");

@@ -20,7 +20,7 @@ import type { SessionLimits } from "./session/run-session.js";
 import { RunSession, defaultSessionLimits } from "./session/run-session.js";
 import type { WireTimers } from "./session/wire-timers.js";
 import { systemTimers } from "./session/wire-timers.js";
-import { TurnRecordChains } from "./state/turn-record-chain.js";
+import { TurnRecordPacks } from "./state/turn-record-packs.js";
 import { UiTurnMemory } from "./state/ui-turn-memory.js";
 import { cancelledError } from "./turn/map-errors.js";
 import { defaultMaxToolRounds, runCursorTurn } from "./turn/run-cursor-turn.js";
@@ -98,7 +98,7 @@ export function createCursorWire(options: CursorWireOptions): CursorWire {
   const deps: CursorTurnDeps = {
     ports,
     ledger: options.blobLedger ?? new MemoryClientBlobLedger(),
-    chains: new TurnRecordChains(),
+    records: new TurnRecordPacks(),
     uiTurns: new UiTurnMemory(),
     timers,
     toolBridge: options.toolBridge ?? unavailableToolBridge,

@@ -2,6 +2,7 @@
 export { createCursorWire } from "./cursor-wire.js";
 export type { CursorWire, CursorWireOptions, RunSseResponse, WireRequest } from "./cursor-wire.js";
 export { wireRoutes } from "./routes.js";
+export { unaryErrorReply } from "./connect/end-stream.js";
 export type { UnaryReply } from "./connect/end-stream.js";
 export type { RequestHeaders } from "./connect/request-body.js";
 export { defaultSessionLimits } from "./session/run-session.js";
@@ -37,7 +38,7 @@ export type {
 } from "./turn/tool-bridge.js";
 
 // For a proxy in front of Cursor
-export { peekRunRequest } from "./peek-run-request.js";
+export { peekRunRequest, peekRunSse } from "./peek-run-request.js";
 export type { PeekedAppend } from "./peek-run-request.js";
 export { isDefaultModelId } from "./translate/resolve-model.js";
 export {
@@ -45,6 +46,7 @@ export {
   availableModelsReply,
   usableModelsReply,
 } from "./models/model-lists.js";
+export { mergeAvailableModels, mergeUsableModels } from "./models/merge-model-lists.js";
 
 // Protocol pieces
 export { ConnectError, connectCodes, connectHttpStatus } from "./connect/connect-error.js";

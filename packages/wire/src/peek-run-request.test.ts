@@ -1,8 +1,11 @@
 import { gzipSync } from "node:zlib";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { appendBody, runRequestMessage } from "./__fixtures__/raw-wire.js";
+import { ConnectError } from "./connect/connect-error.js";
 import { encodeEnvelope } from "./connect/envelope.js";
-import { peekRunRequest } from "./peek-run-request.js";
+import { BidiRequestIdSchema } from "./gen/aiserver_v1_pb.js";
+import { peekRunRequest, peekRunSse } from "./peek-run-request.js";
 
 describe("peekRunRequest", () => {
   it("reads the request id and the requested model of a run request", () => {
@@ -53,5 +56,15 @@ describe("peekRunRequest", () => {
     expect(() => peekRunRequest(appendBody({ requestId: "r", seqno: 0, data: "xyz" }))).toThrow(
       /is not hex/,
     );
+  });
+});
+
+describe("peekRunSse", () => {
+  it("reads the request id of a raw or enveloped RunSSE body; refuses one without", () => {
+    const raw = toBinary(BidiRequestIdSchema, create(BidiRequestIdSchema, { requestId: "r-9" }));
+    expect(peekRunSse(raw)).toEqual({ requestId: "r-9" });
+    expect(peekRunSse(encodeEnvelope({ payload: raw }))).toEqual({ requestId: "r-9" });
+    expect(() => peekRunSse(new Uint8Array())).toThrow(/names no request id/);
+    expect(() => peekRunSse(new Uint8Array([0x0a, 0x05, 1]))).toThrow(ConnectError);
   });
 });

@@ -1,9 +1,9 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { ConnectError } from "./connect/connect-error.js";
 import type { RequestHeaders } from "./connect/request-body.js";
-import { unaryMessageBytes } from "./connect/request-body.js";
+import { singleMessageBytes, unaryMessageBytes } from "./connect/request-body.js";
 import { AgentClientMessageSchema } from "./gen/agent_v1_pb.js";
-import { BidiAppendRequestSchema } from "./gen/aiserver_v1_pb.js";
+import { BidiAppendRequestSchema, BidiRequestIdSchema } from "./gen/aiserver_v1_pb.js";
 import { decodeHex } from "./hex.js";
 import { isDefaultModelId, requestedModelId } from "./translate/resolve-model.js";
 
@@ -68,4 +68,34 @@ export function peekRunRequest(
       isDefaultModel: isDefaultModelId(modelId),
     },
   };
+}
+
+/**
+ * The request id a RunSSE body names (`BidiRequestId`, raw protobuf or one Connect envelope,
+ * HTTP gzip undone when `headers` say so), so a proxy can hold the stream until the run's first
+ * append names its model. Throws a `ConnectError` (`invalid_argument`) for a body that is not
+ * one, or that names no request id.
+ */
+export function peekRunSse(
+  body: Uint8Array,
+  { headers = {} }: { headers?: RequestHeaders } = {},
+): { readonly requestId: string } {
+  let requestId: string;
+  try {
+    requestId = fromBinary(BidiRequestIdSchema, singleMessageBytes({ body, headers })).requestId;
+  } catch (error) {
+    if (ConnectError.isInstance(error)) throw error;
+    throw new ConnectError({
+      code: "invalid_argument",
+      message: `not a BidiRequestId: ${error instanceof Error ? error.message : String(error)}`,
+      cause: error,
+    });
+  }
+  if (requestId === "") {
+    throw new ConnectError({
+      code: "invalid_argument",
+      message: "the RunSSE body names no request id",
+    });
+  }
+  return { requestId };
 }

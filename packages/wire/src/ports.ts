@@ -1,6 +1,6 @@
 import type { ConversationHead, TurnRecord } from "@cursor/projection";
 import type { AgentRunRequest } from "@cursor/request";
-import type { HistoryLog, PendingToolCall, Usage } from "@cursor/run";
+import type { HistoryLog, PendingToolCall, Usage, Warning } from "@cursor/run";
 
 /**
  * The JSON-contract agent run request the wire hands to the conversation service (the body of
@@ -35,7 +35,11 @@ export type WireRunEvent =
       readonly arguments: string;
     }
   | { readonly type: "usage"; readonly usage: Usage }
+  /** A compaction is about to call the summariser; `compaction` follows once its epoch is stored. */
+  | { readonly type: "compaction.started"; readonly reason: "auto" | "manual" }
   | { readonly type: "compaction"; readonly reason: "auto" | "manual"; readonly epoch: number }
+  /** Something in the provider's stream was skipped (informational; logged, not shown). */
+  | { readonly type: "warning"; readonly warning: Warning }
   | {
       readonly type: "retry";
       readonly attempt: number;

@@ -173,5 +173,55 @@ export function tinyResults(): BenchResults {
         },
       ],
     },
+    wire: {
+      prefix: [
+        {
+          json: {
+            prefixEfficiency: 0.994,
+            prefixEfficiencyOutsideCompaction: 0.994,
+            cachedRatio: 0.373,
+            providerCalls: 3,
+          },
+          wire: {
+            provider: "openai-responses",
+            turns: 2,
+            toolRounds: 1,
+            providerCalls: 3,
+            compactions: 0,
+            restarts: 0,
+            measured: {
+              requests: 3,
+              inputTokens: 7500,
+              cachedTokens: 2800,
+              cacheWriteTokens: 0,
+              bestPossibleCachedTokens: 2816,
+              cachedRatio: 0.373,
+              prefixEfficiency: 0.994,
+              relativeInputCost: 0.66,
+              prefixEfficiencyOutsideCompaction: 0.994,
+            },
+            kv: { bytesSet: 9_000, blobsSet: 12, blobsGot: 0 },
+            deviations: [],
+            seconds: 1,
+          },
+        },
+      ],
+      history: [
+        {
+          historyTurns: 10,
+          samples: 2,
+          jsonP50Ms: 30,
+          jsonP95Ms: 40,
+          wireP50Ms: 35,
+          wireP95Ms: 45,
+          addedP50Ms: 5,
+          addedP95Ms: 9,
+          attachedP50Ms: 38,
+          attachedAddedP50Ms: 8,
+          attachedAddedP95Ms: 12,
+          kv: { turns: 32, meanBytes: 2_200, maxBytes: 7_000, meanBlobs: 6, rootEntries: 60 },
+        },
+      ],
+    },
   };
 }

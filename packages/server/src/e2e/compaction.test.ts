@@ -47,6 +47,15 @@ describe.each(wireApis)("compaction through %s", (api) => {
         result.events.filter((event) => event.event === "compaction").map((event) => event.data),
       );
       expect(compactions.length).toBeGreaterThanOrEqual(1);
+      // Each compaction is announced before its summariser call (an extra SSE event).
+      for (const result of results) {
+        const names = result.events
+          .map((event) => event.event)
+          .filter((name) => name.startsWith("compaction"));
+        expect(names).toEqual(
+          names.map((_, index) => (index % 2 === 0 ? "compaction.started" : "compaction")),
+        );
+      }
       expect(compactions).toEqual(
         compactions.map((_, index) => ({ reason: "auto", epoch: index + 1 })),
       );
@@ -100,12 +109,14 @@ describe.each(wireApis)("compaction through %s", (api) => {
       const summarized = await streamRun(gateway.url, summarize);
       expect(eventNames(summarized.events)).toEqual([
         "run.started",
+        "compaction.started",
         "usage",
         "compaction",
         "checkpoint",
         "run.ended",
       ]);
-      expect(summarized.events[2]!.data).toEqual({ reason: "manual", epoch: 1 });
+      expect(summarized.events[1]!.data).toEqual({ reason: "manual" });
+      expect(summarized.events[3]!.data).toEqual({ reason: "manual", epoch: 1 });
       expect(runEnded(summarized.events)).toEqual({ reason: "completed" });
       expect(provider.fake.requests.length).toBe(calls + 1);
       const afterSummary = await conversationView(gateway.url, conversationId);

@@ -1,5 +1,11 @@
 import Fastify from "fastify";
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifyServerFactory,
+} from "fastify";
 import type { GatewayConfig } from "../config.js";
 import { createAuthenticator } from "./auth.js";
 import type { Tenant } from "./auth.js";
@@ -34,6 +40,11 @@ export interface BuildAppOptions {
   readonly usage?: UsageReports;
   /** The built report page (dist/ui); default: found next to the gateway's code. */
   readonly uiFolder?: string;
+  /**
+   * The HTTP server the app runs on (Fastify's `serverFactory`); the gateway's serves the Cursor
+   * wire's routes and HTTP/2 beside the JSON contract. Default: Fastify's own HTTP/1.1 server.
+   */
+  readonly serverFactory?: FastifyServerFactory;
 }
 
 const isLoggerInstance = (logger: unknown): logger is FastifyBaseLogger =>
@@ -78,6 +89,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
       ? { loggerInstance: options.logger }
       : { logger: options.logger ?? false }),
     logController: new GatewayLogController(),
+    ...(options.serverFactory === undefined ? {} : { serverFactory: options.serverFactory }),
     schemaController: { compilersFactory: noSchemaCompilers },
     // Conversation ids are up to 128 characters (Fastify's default limit is 100); a longer path
     // parameter is no conversation id: 400 in the contract's shape (below), never a bare 414.

@@ -61,6 +61,7 @@ describe("sseRunSink", () => {
       delayMs: 10,
       error: { code: "rate_limited", message: "slow" },
     });
+    sink.event({ type: "compaction.started", reason: "auto" });
     sink.event({ type: "compaction", reason: "auto", epoch: 1 });
     sink.event({ ...headEvent, final: true });
     sink.event({
@@ -79,6 +80,7 @@ describe("sseRunSink", () => {
         event: "retry",
         data: { attempt: 1, delayMs: 10, error: { code: "rate_limited", message: "slow" } },
       },
+      { event: "compaction.started", data: { reason: "auto" } },
       { event: "compaction", data: { reason: "auto", epoch: 1 } },
       { event: "checkpoint", data: { checkpoint: "TOKEN", epoch: 0, messages: 1 } },
       // The contract's error shape: code and message.

@@ -39,6 +39,11 @@ export function sseRunSink({
         case "usage":
           stream.send("usage", event.usage);
           return;
+        case "compaction.started":
+          // Not in the contract's table (extra events are allowed): the summariser call that
+          // follows can take a while, so a client can show that it is summarising.
+          stream.send("compaction.started", { reason: event.reason });
+          return;
         case "compaction":
           stream.send("compaction", { reason: event.reason, epoch: event.epoch });
           return;

@@ -30,11 +30,20 @@ export async function createModelAdapter({
     ...(entry.apiKey === undefined ? {} : { apiKey: entry.apiKey }),
     ...(entry.baseURL === undefined ? {} : { baseURL: entry.baseURL }),
   };
+  const openaiCache = {
+    ...(entry.promptCacheRetention === undefined
+      ? {}
+      : { promptCacheRetention: entry.promptCacheRetention }),
+    ...(entry.promptCacheOptions === undefined
+      ? {}
+      : { promptCacheOptions: entry.promptCacheOptions }),
+  };
   switch (entry.provider) {
     case "openai-responses": {
       const { createOpenAIResponsesAdapter } = await import("@cursor/provider-openai-responses");
       return createOpenAIResponsesAdapter({
         ...connection,
+        ...openaiCache,
         ...(entry.effort === undefined ? {} : { reasoningEffort: entry.effort }),
       });
     }
@@ -42,17 +51,22 @@ export async function createModelAdapter({
       // @cursor/provider-openai-chat has no reasoning option: an entry's effort stays in the
       // catalog only.
       const { createOpenAIChatAdapter } = await import("@cursor/provider-openai-chat");
-      return createOpenAIChatAdapter(connection);
+      return createOpenAIChatAdapter({ ...connection, ...openaiCache });
     }
     case "anthropic": {
       const { createAnthropicAdapter, defaultAnthropicMaxTokens } =
         await import("@cursor/provider-anthropic");
-      const budget =
-        entry.effort === undefined || entry.effort === "none"
-          ? undefined
-          : anthropicThinkingBudgets[entry.effort];
+      // Thinking: as configured, else on exactly when an effort is set; its budget from the effort
+      // (medium when thinking is on without one).
+      const thinking = entry.thinking ?? (entry.effort !== undefined && entry.effort !== "none");
+      const effort =
+        entry.effort === undefined || entry.effort === "none" ? "medium" : entry.effort;
+      const budget = thinking ? anthropicThinkingBudgets[effort] : undefined;
       return createAnthropicAdapter({
         ...connection,
+        ...(entry.stablePrefixCacheTtl === undefined
+          ? {}
+          : { stablePrefixCacheTtl: entry.stablePrefixCacheTtl }),
         ...(budget === undefined
           ? {}
           : { thinking: { budgetTokens: budget }, maxTokens: defaultAnthropicMaxTokens + budget }),

@@ -1,12 +1,11 @@
-export const providerNames = ["openai-responses", "openai-chat", "anthropic", "simulated"] as const;
-export type ProviderName = (typeof providerNames)[number];
+import type { ModelEffort, ProviderName } from "./model-kinds.js";
+import type { ProviderOptions } from "./provider-options.js";
 
-/** Reasoning effort of a model entry, mapped to each provider package's own setting. */
-export const modelEfforts = ["none", "minimal", "low", "medium", "high", "xhigh"] as const;
-export type ModelEffort = (typeof modelEfforts)[number];
+export { modelEfforts, providerNames } from "./model-kinds.js";
+export type { ModelEffort, ProviderName } from "./model-kinds.js";
 
 /** One configured BYOK model (an entry of the models file, or the single-provider variables). */
-export interface ModelConfig {
+export interface ModelConfig extends ProviderOptions {
   /** What clients pick it by (a request's `model`, the Cursor picker's id). */
   readonly id: string;
   readonly displayName: string;

@@ -140,7 +140,7 @@ describe("loadConfig models", () => {
     });
     expect(config.models).toEqual([
       {
-        id: "deepseek-chat",
+        id: "byok/deepseek-chat",
         displayName: "deepseek-chat (your key)",
         provider: "openai-chat",
         model: "deepseek-chat",
@@ -150,7 +150,7 @@ describe("loadConfig models", () => {
     ]);
     expect(loadConfig({}).models).toEqual([
       {
-        id: "simulated-model",
+        id: "byok/simulated-model",
         displayName: "simulated-model (your key)",
         provider: "simulated",
         model: "simulated-model",

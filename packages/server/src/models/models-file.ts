@@ -3,6 +3,7 @@ import { requestLimits } from "@cursor/request";
 import { z } from "zod";
 import { modelEfforts, providerNames } from "./model-config.js";
 import type { ModelConfig } from "./model-config.js";
+import { providerOptionIssues, providerOptionsShape } from "./provider-options.js";
 
 /** A provider base URL: http or https only. */
 export const httpURLSchema = z.url({ protocol: /^https?$/, error: "an http(s) URL" });
@@ -22,6 +23,7 @@ const modelEntrySchema = z.strictObject({
     .optional(),
   baseURL: httpURLSchema.optional(),
   effort: z.enum(modelEfforts).optional(),
+  ...providerOptionsShape,
 });
 
 const modelsFileSchema = z.strictObject({
@@ -93,6 +95,21 @@ export function readModelsFile({
         issues.push(`${at}.apiKeyEnv: the environment variable ${entry.apiKeyEnv} is not set`);
       }
     }
+    const { promptCacheRetention, promptCacheOptions, stablePrefixCacheTtl, thinking } = entry;
+    const options = {
+      ...(promptCacheRetention === undefined ? {} : { promptCacheRetention }),
+      ...(promptCacheOptions === undefined ? {} : { promptCacheOptions }),
+      ...(stablePrefixCacheTtl === undefined ? {} : { stablePrefixCacheTtl }),
+      ...(thinking === undefined ? {} : { thinking }),
+    };
+    issues.push(
+      ...providerOptionIssues({
+        name: (field) => `${at}.${field}`,
+        provider: entry.provider,
+        effort: entry.effort,
+        options,
+      }),
+    );
     return {
       id: entry.id,
       displayName: entry.displayName,
@@ -101,6 +118,7 @@ export function readModelsFile({
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(entry.baseURL === undefined ? {} : { baseURL: entry.baseURL }),
       ...(entry.effort === undefined ? {} : { effort: entry.effort }),
+      ...options,
     };
   });
   if (issues.length > 0) return { success: false, issues };

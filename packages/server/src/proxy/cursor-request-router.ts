@@ -1,29 +1,19 @@
+import {
+  mergeAvailableModels,
+  mergeUsableModels,
+  peekRunRequest,
+  peekRunSse,
+  wireRoutes,
+} from "@cursor/wire";
+import type { WireModel } from "@cursor/wire";
 import { BodyTooLargeError, decodeContent, readBody, sendProxyError } from "./exchange.js";
 import type { ClientRequest, ClientResponse } from "./exchange.js";
 import type { HopResponse } from "./hop-client.js";
 import type { HeaderMap } from "./hop-by-hop.js";
-import {
-  answerHopFailure,
-  clientGone,
-  clientRequestHead,
-  relay,
-  withoutCursorCredentials,
-} from "./relay.js";
+import { answerHopFailure, clientGone, clientRequestHead, relay } from "./relay.js";
 import type { ClientRequestHead, Hop, RelayContext } from "./relay.js";
 import { RunHoldError } from "./run-route-table.js";
 import type { RunRouteTable, RunTarget } from "./run-route-table.js";
-import type { ModelListMerger, RunClassifier } from "./wire-ports.js";
-
-/** The agent routes the proxy looks into (cursor-wire.md, "Routes"); all others pass through. */
-export const agentRoutes = {
-  runSse: "/agent.v1.AgentService/RunSSE",
-  bidiAppend: "/aiserver.v1.BidiService/BidiAppend",
-  availableModels: "/aiserver.v1.AiService/AvailableModels",
-  usableModels: [
-    "/agent.v1.AgentService/GetUsableModels",
-    "/aiserver.v1.AiService/GetUsableModels",
-  ],
-} as const;
 
 /** A RunSSE body is one BidiRequestId, a model-list request a few flags; neither comes near this. */
 const smallBodyLimit = 64 * 1024;
@@ -33,8 +23,8 @@ const modelListLimit = 64 * 1024 * 1024;
 
 export interface CursorRouterOptions extends RelayContext {
   readonly routes: RunRouteTable;
-  readonly classifier: RunClassifier;
-  readonly merger: ModelListMerger;
+  /** The configured BYOK models (added to Cursor's model lists), read on every list. */
+  readonly byokModels: () => readonly WireModel[];
   /** The configured BYOK model ids: a run for one of them is served by the gateway. */
   readonly isByokModel: (modelId: string) => boolean;
   /** `http://host:port` of the gateway's own HTTP server. */
@@ -62,11 +52,10 @@ export async function routeCursorRequest({
   const path = head.path.split("?")[0];
   const route = { req, res, head, cursorOrigin, options };
   if (head.method === "POST") {
-    if (path === agentRoutes.runSse) return routeRunSse(route);
-    if (path === agentRoutes.bidiAppend) return routeAppend(route);
-    if (path === agentRoutes.availableModels)
-      return mergeModelList({ ...route, list: "available" });
-    if ((agentRoutes.usableModels as readonly string[]).includes(path ?? "")) {
+    if (path === wireRoutes.runSse) return routeRunSse(route);
+    if (path === wireRoutes.bidiAppend) return routeAppend(route);
+    if (path === wireRoutes.availableModels) return mergeModelList({ ...route, list: "available" });
+    if ((wireRoutes.getUsableModels as readonly string[]).includes(path ?? "")) {
       return mergeModelList({ ...route, list: "usable" });
     }
   }
@@ -145,6 +134,38 @@ async function awaitDecision({ route, requestId }: { route: Route; requestId: st
   }
 }
 
+/** The request id of a RunSSE body; undefined when it is not one (it then goes to Cursor). */
+function runSseRequestId(body: Uint8Array): string | undefined {
+  try {
+    return peekRunSse(body).requestId;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a BidiAppend body says about routing: its request id, and the model its run request
+ * names (when it carries one). Undefined when the body is not a BidiAppend (it goes to Cursor,
+ * which answers it); an unreadable model selection names no BYOK model.
+ */
+function peekAppend(
+  body: Uint8Array,
+): { requestId: string; runRequest?: { modelId: string } } | undefined {
+  let peeked;
+  try {
+    peeked = peekRunRequest(body);
+  } catch {
+    return undefined;
+  }
+  if (peeked.requestId === "") return undefined;
+  return {
+    requestId: peeked.requestId,
+    ...(peeked.runRequest === undefined
+      ? {}
+      : { runRequest: { modelId: peeked.runRequest.modelId } }),
+  };
+}
+
 /**
  * A run's model is only known from its first append, and the IDE may open the RunSSE first:
  * the RunSSE waits here until that append decides the run, then goes where the run goes.
@@ -152,8 +173,7 @@ async function awaitDecision({ route, requestId }: { route: Route; requestId: st
 async function routeRunSse(route: Route): Promise<void> {
   const body = await readRoutedBody({ route, limit: smallBodyLimit });
   if (body === undefined) return;
-  const requestId =
-    body.decoded === undefined ? undefined : route.options.classifier.runSseRequestId(body.decoded);
+  const requestId = body.decoded === undefined ? undefined : runSseRequestId(body.decoded);
   if (requestId === undefined) return relayTo({ route, target: "cursor", body: body.raw });
   const target = await awaitDecision({ route, requestId });
   if (target === undefined) return;
@@ -163,8 +183,7 @@ async function routeRunSse(route: Route): Promise<void> {
 async function routeAppend(route: Route): Promise<void> {
   const body = await readRoutedBody({ route, limit: appendBodyLimit });
   if (body === undefined) return;
-  const peek =
-    body.decoded === undefined ? undefined : route.options.classifier.peekAppend(body.decoded);
+  const peek = body.decoded === undefined ? undefined : peekAppend(body.decoded);
   if (peek === undefined) return relayTo({ route, target: "cursor", body: body.raw });
   const { routes, stats, logger, isByokModel } = route.options;
   let target = routes.target(peek.requestId);
@@ -211,40 +230,32 @@ function isProto(headers: HeaderMap): boolean {
 }
 
 /**
- * The model list: Cursor's own reply with the gateway's BYOK models added. Cursor's answer is
- * never invented: if Cursor fails, the client sees that failure; if the gateway has no list to
- * add, the client gets Cursor's reply unchanged (and the log says why).
+ * The model list: Cursor's own reply with the BYOK models added (by the wire's encoders, from the
+ * configured models, so no gateway call is needed). Cursor's answer is never invented: if Cursor
+ * fails, the client sees that failure; if its reply cannot be merged, the client gets it unchanged
+ * (and the log says why).
  */
 async function mergeModelList({ list, ...route }: Route & { list: "available" | "usable" }) {
   const { options, res, head } = route;
   const body = await readRoutedBody({ route, limit: smallBodyLimit });
   if (body === undefined) return;
-  const signal = clientGone(res);
-  const send = (hop: Hop) => {
-    options.stats.value.requests[hop] += 1;
-    options.stats.value.bytes[hop].sent += body.raw.length;
-    return options.hops.request({
-      origin: hop === "gateway" ? options.gatewayOrigin : route.cursorOrigin,
-      protocol: head.protocol,
-      method: head.method,
-      path: head.path,
-      authority: hop === "gateway" ? new URL(options.gatewayOrigin).host : head.authority,
-      headers: hop === "gateway" ? withoutCursorCredentials(head.headers) : head.headers,
-      body: body.raw,
-      signal,
-    });
-  };
-  const gatewayAnswer = send("gateway").then(
-    async (response) => ({ response, body: await readAll(response, modelListLimit) }),
-    (error: unknown) => ({ error }),
-  );
+  options.stats.value.requests.cursor += 1;
+  options.stats.value.bytes.cursor.sent += body.raw.length;
   let cursor: HopResponse;
   let cursorBody: Buffer;
   try {
-    cursor = await send("cursor");
+    cursor = await options.hops.request({
+      origin: route.cursorOrigin,
+      protocol: head.protocol,
+      method: head.method,
+      path: head.path,
+      authority: head.authority,
+      headers: head.headers,
+      body: body.raw,
+      signal: clientGone(res),
+    });
     cursorBody = await readAll(cursor, modelListLimit);
   } catch (error) {
-    void gatewayAnswer;
     answerHopFailure({ res, hop: "cursor", error, context: options });
     return;
   }
@@ -262,30 +273,18 @@ async function mergeModelList({ list, ...route }: Route & { list: "available" | 
     res.end(cursorBody);
     return;
   }
-  const gateway = await gatewayAnswer;
-  if ("error" in gateway)
-    return unchanged(`the gateway did not answer: ${String((gateway.error as Error).message)}`);
-  options.stats.value.bytes.gateway.received += gateway.body.length;
-  if (gateway.response.status !== 200 || !isProto(gateway.response.headers)) {
-    return unchanged(
-      `the gateway answered ${gateway.response.status} (its Cursor wire routes are not mounted?)`,
-    );
-  }
-  const [cursorList, gatewayList] = await Promise.all([
-    decodeContent({ body: cursorBody, contentEncoding: cursor.headers["content-encoding"] }),
-    decodeContent({
-      body: gateway.body,
-      contentEncoding: gateway.response.headers["content-encoding"],
-    }),
-  ]);
-  if (cursorList === undefined || gatewayList === undefined)
-    return unchanged("unknown content encoding");
+  const cursorList = await decodeContent({
+    body: cursorBody,
+    contentEncoding: cursor.headers["content-encoding"],
+  });
+  if (cursorList === undefined) return unchanged("unknown content encoding");
   let merged: Uint8Array;
   try {
+    const models = options.byokModels();
     merged =
       list === "available"
-        ? options.merger.availableModels({ cursor: cursorList, gateway: gatewayList })
-        : options.merger.usableModels({ cursor: cursorList, gateway: gatewayList });
+        ? mergeAvailableModels({ cursor: cursorList, models })
+        : mergeUsableModels({ cursor: cursorList, models });
   } catch (error) {
     return unchanged((error as Error).message);
   }

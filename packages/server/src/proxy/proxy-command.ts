@@ -11,7 +11,12 @@ import type { ByokModel, ProviderCheck } from "./start-cursor-proxy.js";
 
 /** The BYOK models of the configuration (its model catalog, the default first). */
 export function configuredByokModels(config: GatewayConfig): readonly ByokModel[] {
-  return config.models.map(({ id, displayName, provider }) => ({ id, displayName, provider }));
+  return config.models.map(({ id, displayName, provider }) => ({
+    id,
+    displayName,
+    provider,
+    contextWindowTokens: config.contextWindow,
+  }));
 }
 
 function providerKeyChecks(config: GatewayConfig): Promise<readonly ProviderCheck[]> {
@@ -48,6 +53,7 @@ export async function runProxyCommand({
       level: config.logLevel,
       ...(config.logFormat === undefined ? {} : { format: config.logFormat }),
     }),
+    behindCursorProxy: true,
   });
   const log = gateway.app.log.child({ component: "cursor-proxy" });
   const models = configuredByokModels(config);

@@ -7,21 +7,20 @@ import { isCursorHost, parseConnectTarget } from "./connect-target.js";
 import { routeCursorRequest } from "./cursor-request-router.js";
 import { HopClient } from "./hop-client.js";
 import { CursorInterceptor } from "./intercept-connection.js";
-import { appendingModelListMerger } from "./model-list-merge.js";
 import { handlePlainRequest } from "./plain-request.js";
 import type { ProxyCertificateAuthority } from "./proxy-ca.js";
 import { ProxyStats, silentProxyLogger } from "./proxy-stats.js";
 import type { ProxyLogger, ProxyStatsSnapshot } from "./proxy-stats.js";
 import { RunRouteTable } from "./run-route-table.js";
 import { refuseConnect, openTunnel } from "./tunnel.js";
-import { wirePeekClassifier } from "./wire-peek.js";
-import type { ModelListMerger, RunClassifier } from "./wire-ports.js";
 
 /** A model the gateway serves with the user's key (what the picker shows, what a run names). */
 export interface ByokModel {
   readonly id: string;
   readonly displayName: string;
   readonly provider?: string;
+  /** The model's context window (shown in Cursor's picker); 200 000 when unknown. */
+  readonly contextWindowTokens?: number;
 }
 
 /** One provider key check (`cursor-gateway doctor`). */
@@ -45,10 +44,6 @@ export interface CursorProxyOptions {
   readonly cursorUpstream?: string;
   /** The configured BYOK models, read on every run (a reload takes effect at once). */
   readonly byokModels: () => readonly ByokModel[];
-  /** Default: the interim decoder in wire-peek.ts (replaced by @cursor/wire's at integration). */
-  readonly classifier?: RunClassifier;
-  /** Default: the interim merger in model-list-merge.ts (replaced at integration). */
-  readonly merger?: ModelListMerger;
   /** CAs trusted for Cursor's TLS instead of Node's default store (which has NODE_EXTRA_CA_CERTS). */
   readonly upstreamCa?: readonly string[];
   readonly logger?: ProxyLogger;
@@ -100,8 +95,7 @@ export async function startCursorProxy(options: CursorProxyOptions): Promise<Run
     stats,
     logger,
     routes,
-    classifier: options.classifier ?? wirePeekClassifier,
-    merger: options.merger ?? appendingModelListMerger,
+    byokModels: options.byokModels,
     isByokModel: (modelId: string) =>
       modelId !== "" && options.byokModels().some((model) => model.id === modelId),
     gatewayOrigin: options.gatewayOrigin,

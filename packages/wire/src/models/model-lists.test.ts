@@ -1,6 +1,6 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { testModels } from "../__fixtures__/memory-conversation-service.js";
+import { testModels } from "../__fixtures__/wire-models.js";
 import { GetUsableModelsResponseSchema } from "../gen/agent_v1_pb.js";
 import { AvailableModelsResponseSchema } from "../gen/aiserver_v1_pb.js";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MemoryConversationService } from "../__fixtures__/memory-conversation-service.js";
+import { ScriptedPorts } from "../__fixtures__/scripted-ports.js";
 import {
   RecordingStream,
   appendBody,
@@ -12,7 +12,7 @@ import { ManualTimers } from "./wire-timers.js";
 
 function setup() {
   const timers = new ManualTimers({ start: 1_000_000 });
-  const service = new MemoryConversationService();
+  const service = new ScriptedPorts();
   const wire = createCursorWire({ ports: service.ports(), timers });
   return { timers, service, wire };
 }
@@ -38,7 +38,10 @@ describe("run streams (RunSSE + BidiAppend)", () => {
   it("sends a heartbeat every 5 s while nothing else is sent", async () => {
     const { timers, service, wire } = setup();
     let release!: () => void;
-    service.provider.script({ text: "slow", hold: new Promise<void>((r) => (release = r)) });
+    service.script({
+      events: [{ type: "text.delta", text: "slow" }],
+      hold: new Promise<void>((r) => (release = r)),
+    });
     const stream = new RecordingStream(wire, "r-hb", { answerKvFrom: 1 });
     timers.advance(4_999);
     expect(stream.kinds).toEqual([]);
@@ -67,7 +70,10 @@ describe("run streams (RunSSE + BidiAppend)", () => {
   it("cancels a run whose client is gone for 30 s; the head is unchanged", async () => {
     const { timers, service, wire } = setup();
     let release!: () => void;
-    service.provider.script({ text: "slow", hold: new Promise<void>((r) => (release = r)) });
+    service.script({
+      events: [{ type: "text.delta", text: "slow" }],
+      hold: new Promise<void>((r) => (release = r)),
+    });
     const abort = new AbortController();
     const stream = new RecordingStream(wire, "r-gone", { signal: abort.signal });
     await wire.bidiAppend({
@@ -91,7 +97,8 @@ describe("run streams (RunSSE + BidiAppend)", () => {
     await until(() => replay.ended);
     expect(replay.endJson?.error?.code).toBe("canceled");
     expect(replay.endJson?.error?.message).toContain("the client is gone");
-    expect(service.store.has("gone")).toBe(false);
+    // The run ended cancelled: the service was told (its head stays as it was).
+    expect(service.bodies).toHaveLength(1);
   });
 
   it("keeps an ended stream 30 s for a reconnect, then refuses the request id", async () => {
@@ -156,9 +163,9 @@ describe("run streams (RunSSE + BidiAppend)", () => {
 
   it("a new run of a conversation cancels the one still streaming", async () => {
     const { service, wire } = setup();
-    service.provider.script(
-      { text: "slow", hold: new Promise<void>(() => undefined) },
-      { text: "second" },
+    service.script(
+      { events: [{ type: "text.delta", text: "slow" }], hold: new Promise<void>(() => undefined) },
+      { events: [{ type: "text.delta", text: "second" }] },
     );
     const first = new RecordingStream(wire, "r-old", { answerKvFrom: 1 });
     await wire.bidiAppend({

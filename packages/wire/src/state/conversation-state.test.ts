@@ -17,7 +17,7 @@ import { ClientBlobSource } from "../translate/client-blob-source.js";
 import { encodeConversationState } from "./encode-conversation-state.js";
 import { snapshotHead } from "./head-snapshot.js";
 import { hydrateConversationState } from "./hydrate-conversation-state.js";
-import { TurnRecordChains } from "./turn-record-chain.js";
+import { TurnRecordPacks, turnRecordLayout } from "./turn-record-packs.js";
 import { buildUiTurn } from "./ui-turn.js";
 
 const secret = "state-test-secret-0123456789abcdef0123";
@@ -30,7 +30,7 @@ function encode(head = headWithTurns(), { echoed }: { echoed?: ConversationState
     mode: AgentMode.AGENT,
     tokenDetails: { usedTokens: 1234, maxTokens: 200_000 },
     secret,
-    chains: new TurnRecordChains(),
+    records: new TurnRecordPacks(),
   });
   const store = new Map<string, Uint8Array>(encoded.blobs.map((blob) => [blob.id, blob.data()]));
   return { head, encoded, store };
@@ -61,12 +61,13 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; messa
 }
 
 describe("Cursor conversation state: encode and hydrate", () => {
-  it("lists the seal, then each message of the epoch as the SHA-256 of its canonical JSON", () => {
+  it("lists the seal, the turn-record blobs, then each message of the epoch by the SHA-256 of its canonical JSON", () => {
     const { head, encoded, store } = encode();
     const roots = encoded.state.rootPromptMessagesJson.map(toHex);
-    expect(roots).toHaveLength(head.history.length + 1);
+    // Two turn records: one blob each (a pack holds 32).
+    expect(roots).toHaveLength(1 + 2 + head.history.length);
     head.history.messages.forEach((_, index) => {
-      const id = roots[index + 1]!;
+      const id = roots[index + 3]!;
       expect(id).toBe(head.history.digestAt(index));
       expect(toHex(sha256(store.get(id)!))).toBe(id);
     });
@@ -78,8 +79,14 @@ describe("Cursor conversation state: encode and hydrate", () => {
       messages: head.history.length,
       headDigest: head.history.headDigest,
       lastRunId: "run-1",
-      turnRecords: { count: 2 },
+      turnRecords: { count: 2, blobs: 2 },
     });
+    expect(
+      roots
+        .slice(1, 3)
+        .map((id) => JSON.parse(new TextDecoder().decode(store.get(id)!)) as { records: unknown[] })
+        .flatMap((pack) => pack.records),
+    ).toEqual(head.turns);
     expect(encoded.state.mode).toBe(AgentMode.AGENT);
     expect(encoded.state.tokenDetails).toMatchObject({ usedTokens: 1234, maxTokens: 200_000 });
     expect(encoded.state.selfSummaryCount).toBe(0);
@@ -100,8 +107,9 @@ describe("Cursor conversation state: encode and hydrate", () => {
       ConversationStateStructureSchema,
       toBinary(ConversationStateStructureSchema, encoded.state),
     );
+    // The seal and the two turn-record blobs are not messages.
     expect((await hydrate(echoed, store))!.history.length).toBe(
-      encoded.state.rootPromptMessagesJson.length - 1,
+      encoded.state.rootPromptMessagesJson.length - 3,
     );
   });
 
@@ -159,11 +167,17 @@ describe("Cursor conversation state: encode and hydrate", () => {
     const withRoots = (rootPromptMessagesJson: Uint8Array[]) =>
       create(ConversationStateStructureSchema, { ...encoded.state, rootPromptMessagesJson });
     expect((await refusal(hydrate(withRoots(roots.slice(0, -1)), store))).message).toContain(
-      `lists ${roots.length - 2} messages, its seal signed ${roots.length - 1}`,
+      `lists ${roots.length - 2} entries after its seal, the seal signed 2 turn-record blobs and ${roots.length - 3} messages`,
     );
-    const swapped = [...roots];
-    [swapped[1], swapped[2]] = [swapped[2]!, swapped[1]!];
-    expect((await refusal(hydrate(withRoots(swapped), store))).code).toBe("invalid_argument");
+    // Two records swapped, and two messages swapped: both orders are signed.
+    for (const [a, b] of [
+      [1, 2],
+      [3, 4],
+    ] as const) {
+      const swapped = [...roots];
+      [swapped[a], swapped[b]] = [swapped[b]!, swapped[a]!];
+      expect((await refusal(hydrate(withRoots(swapped), store))).code).toBe("invalid_argument");
+    }
     expect(
       (
         await refusal(
@@ -208,7 +222,7 @@ describe("Cursor conversation state: encode and hydrate", () => {
       ).message,
     ).toContain("integrity check failed");
     // A turn-record blob whose bytes were replaced under the same id fails its SHA-256 check.
-    const recordId = seal.turnRecords.head as string;
+    const recordId = toHex(encoded.state.rootPromptMessagesJson[2]!);
     store.set(
       recordId,
       new TextEncoder().encode(
@@ -269,5 +283,48 @@ describe("Cursor conversation state: encode and hydrate", () => {
     );
     expect(steps.map((step) => step.case)).toEqual(["toolCall", "assistantMessage"]);
     expect(steps[1]!.value).toMatchObject({ text: "answer 0" });
+  });
+});
+
+describe("turn records", () => {
+  it("pack 32 records per blob once full; one blob per record after; hydration reads them all", async () => {
+    const head = headWithTurns({ turns: 70 });
+    expect(turnRecordLayout(70).map((entry) => entry.size)).toEqual([32, 32, 1, 1, 1, 1, 1, 1]);
+    const { encoded, store } = encode(head);
+    const roots = encoded.state.rootPromptMessagesJson.map(toHex);
+    expect(roots).toHaveLength(1 + 8 + head.history.length);
+    const hydrated = (await hydrate(encoded.state, store))!;
+    expect(hydrated.turns).toEqual(head.turns);
+  });
+
+  it("a turn adds one record blob; every 32nd turn one pack; earlier blobs keep their ids", () => {
+    const packs = new TurnRecordPacks();
+    const records = headWithTurns({ turns: 65 }).turns;
+    const ids = (count: number) =>
+      packs.blobs({ conversationId: "c", records: records.slice(0, count) }).map((b) => b.id);
+    const at31 = ids(31);
+    const at32 = ids(32);
+    const at33 = ids(33);
+    expect(at31).toHaveLength(31);
+    expect(at32).toHaveLength(1);
+    expect(at33.slice(0, 1)).toEqual(at32);
+    expect(at33).toHaveLength(2);
+    // The same records give the same blobs in any process (a fresh cache).
+    expect(
+      new TurnRecordPacks()
+        .blobs({ conversationId: "c", records: records.slice(0, 33) })
+        .map((b) => b.id),
+    ).toEqual(at33);
+  });
+
+  it("refuses record blobs out of place, or not the ones the seal signed", async () => {
+    const { encoded, store } = encode(headWithTurns({ turns: 3 }));
+    const roots = encoded.state.rootPromptMessagesJson;
+    // Dropping a record blob changes what the seal signed.
+    const dropped = create(ConversationStateStructureSchema, {
+      ...encoded.state,
+      rootPromptMessagesJson: [roots[0]!, ...roots.slice(2)],
+    });
+    expect((await refusal(hydrate(dropped, store))).message).toContain("entries after its seal");
   });
 });

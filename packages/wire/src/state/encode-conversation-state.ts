@@ -11,7 +11,8 @@ import type { ClientBlob } from "../session/kv-channel.js";
 import type { HeadSnapshot } from "./head-snapshot.js";
 import { pendingToolCallsJson } from "./pending-tool-calls-json.js";
 import { createStateSeal, encodeStateSeal } from "./state-seal.js";
-import type { TurnRecordChains } from "./turn-record-chain.js";
+import type { TurnRecordPacks } from "./turn-record-packs.js";
+import { turnRecordsDigest } from "./turn-record-packs.js";
 
 /** A blob the state references, with its bytes computed only if the client lacks it. */
 export interface ReferencedBlob {
@@ -31,10 +32,10 @@ function eager(blob: ClientBlob): ReferencedBlob {
 
 /**
  * The Cursor conversation state of a head (facts §3.1):
- * - `root_prompt_messages_json`: the seal (see `StateSeal`), then one 32-byte blob id per
- *   canonical message of the current epoch: the SHA-256 of its canonical JSON, which is its
- *   `HistoryLog` digest, so ids cost nothing to compute and the blobs are built only for the
- *   messages the client does not hold yet;
+ * - `root_prompt_messages_json`: the seal (see `StateSeal`), the turn-record blobs (see
+ *   `turnRecordLayout`), then one 32-byte blob id per canonical message of the current epoch:
+ *   the SHA-256 of its canonical JSON, which is its `HistoryLog` digest, so ids cost nothing to
+ *   compute and the blobs are built only for the messages the client does not hold yet;
  * - `turns`: the UI turns (the echoed ones, then this run's);
  * - `pending_tool_calls`, `token_details`, `summary`, `mode`, `self_summary_count`: current;
  * - `todos`: echoed (the gateway keeps none until the tool bridge runs `todo_write`);
@@ -47,7 +48,7 @@ export function encodeConversationState({
   mode,
   tokenDetails,
   secret,
-  chains,
+  records,
 }: {
   head: HeadSnapshot;
   /** The state the client sent with the run request (foreign fields and todos come from it). */
@@ -57,7 +58,7 @@ export function encodeConversationState({
   mode: AgentMode;
   tokenDetails: { readonly usedTokens: number; readonly maxTokens: number };
   secret: string;
-  chains: TurnRecordChains;
+  records: TurnRecordPacks;
 }): EncodedConversationState {
   const messageIds = head.digests;
   const blobs: ReferencedBlob[] = [];
@@ -70,15 +71,20 @@ export function encodeConversationState({
       data: () => new TextEncoder().encode(canonicalJson(message)),
     });
   }
-  const chain = chains.chain({ conversationId: head.conversationId, records: head.turns });
-  chain.ids.forEach((id, index) => blobs.push({ id, data: () => chain.blob(index).data }));
+  const recordBlobs = records.blobs({ conversationId: head.conversationId, records: head.turns });
+  blobs.push(...recordBlobs);
+  const recordIds = recordBlobs.map((blob) => blob.id);
   const seal = createStateSeal({
     secret,
     conversationId: head.conversationId,
     epoch: head.epoch,
     messages: head.messages.length,
     headDigest: head.headDigest,
-    turnRecords: { count: chain.ids.length, head: chain.ids.at(-1) ?? null },
+    turnRecords: {
+      count: head.turns.length,
+      blobs: recordIds.length,
+      digest: turnRecordsDigest(recordIds),
+    },
     lastRunId: head.lastRunId ?? null,
   });
   const sealData = encodeStateSeal(seal);
@@ -88,7 +94,11 @@ export function encodeConversationState({
 
   const summary = head.messages.find((message) => message.kind === "summary");
   const state = create(ConversationStateStructureSchema, {
-    rootPromptMessagesJson: [fromHex(sealId), ...messageIds.map(fromHex)],
+    rootPromptMessagesJson: [
+      fromHex(sealId),
+      ...recordIds.map(fromHex),
+      ...messageIds.map(fromHex),
+    ],
     todos: echoed?.todos ?? [],
     pendingToolCalls: pendingToolCallsJson(head),
     tokenDetails: create(ConversationTokenDetailsSchema, tokenDetails),

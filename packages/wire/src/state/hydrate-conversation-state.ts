@@ -4,7 +4,7 @@ import { toHex } from "../hex.js";
 import type { HydratedHeadLike } from "../ports.js";
 import type { ClientBlobSource } from "../translate/client-blob-source.js";
 import { refusedStateError, verifyStateSeal } from "./state-seal.js";
-import { readTurnRecordChain } from "./turn-record-chain.js";
+import { readTurnRecords, turnRecordsDigest } from "./turn-record-packs.js";
 
 /**
  * Rebuilds a conversation head from the Cursor conversation state the IDE echoed, for a
@@ -40,22 +40,28 @@ export async function hydrateConversationState({
     secret,
     conversationId,
   });
-  const messageIds = roots.slice(1).map((entry) => toHex(entry));
-  if (messageIds.length !== seal.messages) {
+  const entries = roots.slice(1).map((entry) => toHex(entry));
+  if (entries.length !== seal.turnRecords.blobs + seal.messages) {
     throw refusedStateError(
-      `it lists ${messageIds.length} messages, its seal signed ${seal.messages}`,
+      `it lists ${entries.length} entries after its seal, the seal signed ${seal.turnRecords.blobs} turn-record blobs and ${seal.messages} messages`,
     );
   }
+  const recordIds = entries.slice(0, seal.turnRecords.blobs);
+  const messageIds = entries.slice(seal.turnRecords.blobs);
+  if (turnRecordsDigest(recordIds) !== seal.turnRecords.digest) {
+    throw refusedStateError("its turn-record blobs are not the ones its seal signed");
+  }
+  // Every blob is asked for at once (attached ones cost nothing; the rest share one round trip).
   const [messages, turns] = await Promise.all([
     Promise.all(
       messageIds.map(async (id, index) =>
         parseMessage(await blobs.get(id, `root message ${index + 1}`), id),
       ),
     ),
-    readTurnRecordChain({
-      head: seal.turnRecords.head,
+    readTurnRecords({
+      ids: recordIds,
       count: seal.turnRecords.count,
-      fetch: (id) => blobs.get(id, "turn record"),
+      fetch: (id) => blobs.get(id, "turn-record blob"),
     }),
   ]);
   let history: HistoryLog;

@@ -5,27 +5,35 @@ import { ConnectError } from "../connect/connect-error.js";
 
 /** Marks the gateway's own entry in a Cursor conversation state. */
 export const stateSealKind = "cursor-gateway.conversation-state";
-export const stateSealVersion = 1;
+export const stateSealVersion = 2;
 
 /**
  * What hydration trusts of a Cursor conversation state, MAC'd under the checkpoint secret. It is
  * the blob of the state's first `root_prompt_messages_json` entry (the place Cursor's own
  * format keeps its system message): root entries are known fields the IDE stores and echoes
  * verbatim, and blob bytes are content-addressed, so the IDE cannot change them silently. The
- * epoch's message ids follow it in the root list; `headDigest` chains them (the HistoryLog
- * digest), so the MAC covers every message's content and order.
+ * turn-record blobs follow it in the root list (`turnRecords.digest` signs their ids), then the
+ * epoch's message ids (`headDigest` chains them: the HistoryLog digest), so the MAC covers
+ * every record's and every message's content and order.
  */
 export interface StateSeal {
   readonly kind: typeof stateSealKind;
   readonly v: typeof stateSealVersion;
   readonly conversationId: string;
   readonly epoch: number;
-  /** Messages of the epoch: the root entries after the seal. */
+  /** Messages of the epoch: the last root entries. */
   readonly messages: number;
   /** `HistoryLog.headDigest` of the epoch. */
   readonly headDigest: string;
-  /** The turn records (projection `TurnRecord`s, across epochs): a hash chain of blobs. */
-  readonly turnRecords: { readonly count: number; readonly head: string | null };
+  /**
+   * The turn records (projection `TurnRecord`s, across epochs): `count` records in `blobs`
+   * record blobs (the root entries after the seal), whose ids hash to `digest`.
+   */
+  readonly turnRecords: {
+    readonly count: number;
+    readonly blobs: number;
+    readonly digest: string;
+  };
   readonly lastRunId: string | null;
   /** HMAC-SHA256 (hex) of the canonical JSON of every other field. */
   readonly mac: string;
@@ -40,7 +48,11 @@ const stateSealSchema = z.strictObject({
   epoch: z.number().int().min(0),
   messages: z.number().int().min(0),
   headDigest: hex64,
-  turnRecords: z.strictObject({ count: z.number().int().min(0), head: hex64.nullable() }),
+  turnRecords: z.strictObject({
+    count: z.number().int().min(0),
+    blobs: z.number().int().min(0),
+    digest: hex64,
+  }),
   lastRunId: z.string().min(1).max(256).nullable(),
   mac: hex64,
 });
@@ -102,7 +114,14 @@ export function verifyStateSeal({
     throw refusedStateError("its first root entry is not this gateway's seal", error);
   }
   const parsed = stateSealSchema.safeParse(json);
-  if (!parsed.success) throw refusedStateError("its first root entry is not this gateway's seal");
+  if (!parsed.success) {
+    const version = (json as { kind?: unknown; v?: unknown } | null)?.v;
+    throw refusedStateError(
+      (json as { kind?: unknown } | null)?.kind === stateSealKind && version !== stateSealVersion
+        ? `it was written by another version of this gateway (seal v${String(version)})`
+        : "its first root entry is not this gateway's seal",
+    );
+  }
   const { mac, ...fields } = parsed.data;
   const expected = Buffer.from(macOf(secret, fields), "hex");
   if (!timingSafeEqual(expected, Buffer.from(mac, "hex"))) {

@@ -71,12 +71,15 @@ export interface IdeTurnResult {
   };
   /** The order of message kinds, e.g. `checkpoint`, `text_delta`, `turn_ended`, `end`. */
   readonly sequence: readonly string[];
-  /** HTTP errors of BidiAppend calls (status and body), if any. */
+  /** HTTP errors of BidiAppend calls (status and body; status 0: the call itself failed). */
   readonly appendErrors: readonly { readonly status: number; readonly body: string }[];
 }
 
-/** What the client may do as messages arrive. */
-export type IdeReaction = "cancel" | "disconnect" | undefined;
+/**
+ * What the client may do as messages arrive: cancel the run, drop the stream, or append one more
+ * raw `AgentClientMessage` (with the next seqno; a refusal lands in `appendErrors`).
+ */
+export type IdeReaction = "cancel" | "disconnect" | { readonly append: Uint8Array } | undefined;
 
 export interface IdeTurnInput {
   readonly conversationId: string;
@@ -117,6 +120,8 @@ export interface ScriptedIdeClientOptions {
   readonly failBlobSet?: (blobId: string) => string | undefined;
   /** Leave `set_blob_args` unanswered (the server's 10 s timeout). */
   readonly ignoreBlobSets?: boolean;
+  /** BidiAppend calls in flight at once (default 16), started in seqno order. */
+  readonly maxAppendsInFlight?: number;
 }
 
 /**
@@ -248,14 +253,30 @@ export class ScriptedIdeClient {
     let seqno = 0;
     const appendErrors: { status: number; body: string }[] = [];
     const pendingAppends: Promise<unknown>[] = [];
+    // Like the IDE's HTTP client, a bounded number of appends in flight (a checkpoint of a long
+    // conversation the IDE lacks can mean thousands of KV answers), sent in seqno order.
+    const slots = new AppendSlots(this.#options.maxAppendsInFlight ?? 16);
     const appendMessage = (message: Uint8Array) => {
       const current = seqno;
       seqno += 1;
-      const call = this.append({ requestId, seqno: current, message }).then((reply) => {
-        if (reply.status !== 200) {
-          appendErrors.push({ status: reply.status, body: new TextDecoder().decode(reply.body) });
-        }
-      });
+      const call = slots
+        .run(() => this.append({ requestId, seqno: current, message }))
+        .then(
+          (reply) => {
+            if (reply.status !== 200) {
+              appendErrors.push({
+                status: reply.status,
+                body: new TextDecoder().decode(reply.body),
+              });
+            }
+          },
+          (error: unknown) => {
+            appendErrors.push({
+              status: 0,
+              body: error instanceof Error ? error.message : String(error),
+            });
+          },
+        );
       pendingAppends.push(call);
       return call;
     };
@@ -274,8 +295,11 @@ export class ScriptedIdeClient {
       await appendMessage(this.#runRequest(input));
       response = await openStream();
     } else {
-      response = await openStream();
+      // As the IDE does: the RunSSE goes out first, and the run request right after it, without
+      // waiting for the stream's answer (a proxy holds the stream until an append names the model).
+      const stream = openStream();
       void appendMessage(this.#runRequest(input));
+      response = await stream;
     }
     const result = await this.#read({
       response,
@@ -413,6 +437,7 @@ export class ScriptedIdeClient {
               ),
             );
           }
+          if (typeof reaction === "object") void appendMessage(reaction.append);
           if (reaction === "disconnect") {
             abort.abort();
             throw new DisconnectedError();
@@ -478,6 +503,30 @@ export class ScriptedIdeClient {
 }
 
 class DisconnectedError extends Error {}
+
+/** Runs at most `limit` tasks at once, starting them in the order they were given. */
+class AppendSlots {
+  readonly #limit: number;
+  readonly #waiting: (() => void)[] = [];
+  #running = 0;
+
+  constructor(limit: number) {
+    this.#limit = Math.max(1, limit);
+  }
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#running >= this.#limit) {
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    }
+    this.#running += 1;
+    try {
+      return await task();
+    } finally {
+      this.#running -= 1;
+      this.#waiting.shift()?.();
+    }
+  }
+}
 
 function parseEndStream(payload: Uint8Array): IdeEndStream {
   const json = JSON.parse(new TextDecoder().decode(payload)) as {

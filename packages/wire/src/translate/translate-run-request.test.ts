@@ -3,7 +3,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { parseAgentRunRequest } from "@cursor/request";
 import { describe, expect, it } from "vitest";
 import { fullCursorContext, reorderedCursorContext } from "../__fixtures__/cursor-context.js";
-import { testModels } from "../__fixtures__/memory-conversation-service.js";
+import { testModels } from "../__fixtures__/wire-models.js";
 import type { AgentRunRequest } from "../gen/agent_v1_pb.js";
 import {
   AgentMode,

@@ -98,7 +98,7 @@ export class CheckpointPublisher {
         ),
       },
       secret: deps.ports.checkpointSecret,
-      chains: deps.chains,
+      records: deps.records,
     });
     const candidates = new Map(
       encoded.blobs.filter((blob) => !this.#known.has(blob.id)).map((blob) => [blob.id, blob]),

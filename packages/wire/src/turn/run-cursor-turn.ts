@@ -111,6 +111,8 @@ class CursorTurn {
   #latestHead: { head: ConversationHead; pendingToolCalls: readonly PendingToolCall[] } | undefined;
   #toolCalls: ToolRoundCall[] = [];
   #pendingSummaryEpoch: number | undefined;
+  /** A `summary_started` was sent for a compaction whose `compaction` event has not come yet. */
+  #summaryOpen = false;
 
   constructor({
     runRequest,
@@ -241,9 +243,10 @@ class CursorTurn {
     this.#toolCalls = [];
     const outcome = await prepared.execute({ event: (event) => this.#onEvent(event) });
     this.#finishThinking();
-    if (this.#pendingSummaryEpoch !== undefined) {
-      // The compaction's head never came: close the summary block without its text.
+    if (this.#pendingSummaryEpoch !== undefined || this.#summaryOpen) {
+      // The compaction's head never came (or it failed): close the summary block without text.
       this.#pendingSummaryEpoch = undefined;
+      this.#summaryOpen = false;
       this.#output.send(interactionUpdates.summaryCompleted());
     }
     return { ...outcome, runId: this.#runId ?? body.runId };
@@ -299,10 +302,27 @@ class CursorTurn {
         this.#addUsage(event.usage);
         this.#pass += 1;
         return;
-      case "compaction":
+      case "compaction.started":
+        // Before the summariser call, which can take a while: the IDE shows it is summarising.
+        this.#finishThinking();
+        this.#summaryOpen = true;
         output.send(interactionUpdates.summaryStarted());
+        return;
+      case "compaction":
+        if (!this.#summaryOpen) output.send(interactionUpdates.summaryStarted());
+        this.#summaryOpen = false;
         this.#pendingSummaryEpoch = event.epoch;
         this.#sendSummaryIfReady();
+        return;
+      case "warning":
+        this.#deps.ports.logger.warn(
+          {
+            conversationId: this.#conversationId,
+            kind: event.warning.type,
+            path: event.warning.path,
+          },
+          event.warning.message,
+        );
         return;
       case "retry":
         return;

@@ -3,7 +3,7 @@ import type { WirePorts } from "../ports.js";
 import type { ClientBlobLedger } from "../session/client-blob-ledger.js";
 import type { KvChannel } from "../session/kv-channel.js";
 import type { WireTimers } from "../session/wire-timers.js";
-import type { TurnRecordChains } from "../state/turn-record-chain.js";
+import type { TurnRecordPacks } from "../state/turn-record-packs.js";
 import type { UiTurnMemory } from "../state/ui-turn-memory.js";
 import type { ToolBridgeFactory } from "./tool-bridge.js";
 
@@ -11,7 +11,7 @@ import type { ToolBridgeFactory } from "./tool-bridge.js";
 export interface CursorTurnDeps {
   readonly ports: WirePorts;
   readonly ledger: ClientBlobLedger;
-  readonly chains: TurnRecordChains;
+  readonly records: TurnRecordPacks;
   readonly uiTurns: UiTurnMemory;
   readonly timers: WireTimers;
   readonly toolBridge: ToolBridgeFactory;

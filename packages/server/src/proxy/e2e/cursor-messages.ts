@@ -171,3 +171,21 @@ export function modelIds(bytes: Uint8Array, fieldNo: number): string[] {
       return entry === undefined ? "" : Buffer.from(entry[1] as Uint8Array).toString("utf8");
     });
 }
+
+/** `AgentClientMessage{kv_client_message{id, set_blob_result{}}}`. */
+export function kvSetResultMessage(id: number): Uint8Array {
+  return new BinaryWriter()
+    .tag(3, 2)
+    .fork()
+    .tag(1, 0)
+    .uint32(id)
+    .tag(3, 2)
+    .bytes(new Uint8Array())
+    .join()
+    .finish();
+}
+
+/** `AgentClientMessage{conversation_action{summarize_action{}}}` (a mid-run action). */
+export function summarizeActionMessage(): Uint8Array {
+  return new BinaryWriter().tag(4, 2).fork().tag(4, 2).bytes(new Uint8Array()).join().finish();
+}

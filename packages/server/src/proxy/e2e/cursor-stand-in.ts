@@ -314,34 +314,13 @@ export async function startCursorStandIn({
 }
 
 /**
- * Stands in for the gateway's Cursor wire routes until `@cursor/wire` is mounted on the gateway:
- * a real HTTP server answering RunSSE with its own frames and the model lists with BYOK models.
+ * Stands in for the gateway for the proxy's routing tests: a real HTTP server answering RunSSE
+ * with its own frames, so a test can tell where a run went. (The real gateway's wire routes run
+ * in the proxy-command test.)
  */
-export async function startWireRoutesStandIn({
-  byokModels,
-}: {
-  byokModels: readonly { id: string; displayName: string }[];
-}): Promise<RunningStandIn> {
+export async function startWireRoutesStandIn(): Promise<RunningStandIn> {
   const recorder = new RecordingServer("gateway");
-  const extra = (path: string, _body: Buffer, res: AnyResponse): boolean => {
-    if (path !== "/aiserver.v1.AiService/AvailableModels" && !path.endsWith("/GetUsableModels"))
-      return false;
-    const body = Buffer.from(
-      path.endsWith("/AvailableModels")
-        ? availableModelsResponse({
-            models: byokModels.map((model) => ({ name: model.id, displayName: model.displayName })),
-            useModelParameters: false,
-          })
-        : usableModelsResponse(byokModels),
-    );
-    recorder.responses.push({ path, status: 200, body });
-    res.writeHead(200, {
-      "content-type": "application/proto",
-      "content-length": String(body.length),
-    });
-    res.end(body);
-    return true;
-  };
+  const extra = (): boolean => false;
   const server = createHttpServer((req, res) => void recorder.handle(req, res, extra));
   server.on("connection", (socket: Socket) => {
     recorder.sockets.add(socket);

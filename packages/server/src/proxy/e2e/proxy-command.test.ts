@@ -1,17 +1,21 @@
 import { spawn } from "node:child_process";
 import type { ChildProcessByStdio } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo, Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
+import { startFakeProvider } from "@cursor/testkit";
+import type { FakeProvider } from "@cursor/testkit";
+import { ScriptedIdeClient } from "@cursor/wire/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gatewayCliPath } from "../../e2e/gateway-process.js";
+import { http1Fetch } from "../../e2e/wire-fetch.js";
 import { loadOrCreateProxyCa } from "../proxy-ca.js";
-import { bidiAppend, bidiRequestId, runRequestMessage } from "./cursor-messages.js";
 import { startCursorStandIn } from "./cursor-stand-in.js";
 import type { RunningStandIn } from "./cursor-stand-in.js";
+import { keepAliveAgent, tlsThroughProxy } from "./proxy-client.js";
 import { cursorClient, ideHeaders } from "./test-clients.js";
 
 /**
@@ -73,6 +77,7 @@ let standIn: RunningStandIn;
 let standInCaPath: string;
 let modelsServer: Server;
 let openaiBaseURL: string;
+let fakeProvider: FakeProvider;
 const running: CliRun[] = [];
 
 beforeAll(async () => {
@@ -81,8 +86,24 @@ beforeAll(async () => {
   standInCaPath = standInCa.certPath;
   const cert = await standInCa.issue({ hosts: ["127.0.0.1"] });
   standIn = await startCursorStandIn({ cert: cert.certPem, key: cert.keyPem });
-  // The provider's model list, for doctor's key check (OpenAI's shape).
+  fakeProvider = await startFakeProvider({
+    defaultReply: { type: "text", text: "Hello from your key." },
+  });
+  // The provider: its model list for doctor's key check (OpenAI's shape), everything else (the
+  // runs) answered by the testkit's fake provider behind it.
   modelsServer = createServer((req, res) => {
+    if (req.url !== "/v1/models") {
+      const upstream = httpRequest(
+        `${fakeProvider.url}${req.url ?? "/"}`,
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      req.pipe(upstream);
+      return;
+    }
     const ok = req.headers.authorization === `Bearer ${goodKey}`;
     res.writeHead(ok ? 200 : 401, { "content-type": "application/json" });
     res.end(
@@ -101,6 +122,7 @@ afterAll(async () => {
   for (const run of running) if (run.child.exitCode === null) run.child.kill("SIGKILL");
   await standIn.close();
   await new Promise((resolve) => modelsServer.close(resolve));
+  await fakeProvider.close();
   rmSync(folder, { recursive: true, force: true });
 });
 
@@ -128,7 +150,7 @@ describe("cursor-gateway proxy (the process)", () => {
     const ready = await readyLine(proxyRun);
     const caPath = join(dataDir, "proxy-ca", "ca.crt");
     const match =
-      /^cursor-gateway proxy ready: (http:\/\/127\.0\.0\.1:(\d+)) \(CA (\S+), created now: trust it, see cursor-gateway setup\), gateway (http:\/\/127\.0\.0\.1:\d+), Cursor upstream (\S+), BYOK models gpt-5$/.exec(
+      /^cursor-gateway proxy ready: (http:\/\/127\.0\.0\.1:(\d+)) \(CA (\S+), created now: trust it, see cursor-gateway setup\), gateway (http:\/\/127\.0\.0\.1:\d+), Cursor upstream (\S+), BYOK models byok\/gpt-5$/.exec(
         ready,
       );
     expect(match, ready).not.toBeNull();
@@ -163,32 +185,44 @@ describe("cursor-gateway proxy (the process)", () => {
         bodyLength: 2,
       });
 
-      // A run for the configured BYOK model goes to the gateway in the process, not to Cursor.
-      // (Its Cursor wire routes arrive with @cursor/wire; until then it refuses them.)
-      const append = await client.request({
-        path: "/aiserver.v1.BidiService/BidiAppend",
-        headers: { ...ideHeaders, "content-type": "application/proto" },
-        body: bidiAppend({
-          requestId: "e2e-byok",
-          seqno: 0,
-          message: runRequestMessage({ conversationId: "c", model: { requestedModel: "gpt-5" } }),
+      // A run for the configured BYOK model goes to the gateway in the process, not to Cursor,
+      // and streams back through the proxy: text, checkpoints (their blobs over KV), turn_ended.
+      const agent = keepAliveAgent(() =>
+        tlsThroughProxy({
+          proxyPort: Number(proxyPort),
+          host: "api2.cursor.sh",
+          ca: [caPem],
+          alpn: ["http/1.1"],
         }),
+      );
+      const transport = http1Fetch({ agent });
+      const ide = new ScriptedIdeClient({
+        fetch: transport.fetch,
+        baseUrl: "https://api2.cursor.sh",
+        authorization: ideHeaders.authorization,
       });
-      const runSse = await client.request({
-        path: "/agent.v1.AgentService/RunSSE",
-        headers: { ...ideHeaders, "content-type": "application/proto" },
-        body: bidiRequestId("e2e-byok"),
-      });
-      for (const answer of [append, runSse]) {
-        // The gateway's own error shape (`{"error": {code, message}}`): it reached the gateway.
-        // At the wire integration this becomes the real BYOK answer.
-        expect(answer.headers["x-stand-in"]).toBeUndefined();
-        expect([404, 415]).toContain(answer.status);
-        expect(JSON.parse(answer.body.toString("utf8"))).toHaveProperty("error.code");
+      try {
+        const turn = await ide.runTurn({
+          conversationId: "c-byok",
+          text: "hello",
+          modelId: "byok/gpt-5",
+          requestId: "e2e-byok",
+        });
+        expect(turn.end, JSON.stringify(turn.end)).toEqual({});
+        expect(turn.appendErrors).toEqual([]);
+        expect(turn.text).toBe("Hello from your key.");
+        expect(turn.checkpoints.length).toBeGreaterThan(0);
+        expect(turn.kv.setBlobIds.length).toBeGreaterThan(0);
+        expect(turn.sequence.slice(-2)).toEqual(["turnEnded", "end"]);
+      } finally {
+        transport.close();
       }
       expect(standIn.server.requests.some((request) => request.body.includes("e2e-byok"))).toBe(
         false,
       );
+      // The provider got the run with the configured key, never the IDE's Cursor session.
+      const run = fakeProvider.requests.at(-1)!;
+      expect(JSON.stringify(run)).not.toContain(ideHeaders.authorization.slice("Bearer ".length));
     } finally {
       client.close();
     }
@@ -209,7 +243,7 @@ describe("cursor-gateway proxy (the process)", () => {
     );
     expect(lines).toContain(`Node trusts the proxy CA (NODE_EXTRA_CA_CERTS=${caPath})`);
     expect(lines).toContain(`the gateway answers at ${gatewayURL}`);
-    expect(lines).toMatch(/^ok {4}BYOK models +gpt-5 \(openai-responses\)$/m);
+    expect(lines).toMatch(/^ok {4}BYOK models +byok\/gpt-5 \(openai-responses\)$/m);
     expect(lines).toContain(`openai-responses: ${openaiBaseURL} accepted the key (model gpt-5)`);
     expect(lines).toContain(`points Cursor at ${proxyURL}`);
     expect(lines).toContain("doctor: 7 ok, 0 warnings, 0 failed");

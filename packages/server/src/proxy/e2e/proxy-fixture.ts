@@ -64,7 +64,7 @@ export async function startProxyFixture({
     http1Only,
     gzipModelList,
   });
-  const gateway = await startWireRoutesStandIn({ byokModels });
+  const gateway = await startWireRoutesStandIn();
   const logs: LogLine[] = [];
   const proxy = await startCursorProxy({
     port: 0,
