@@ -1,4 +1,4 @@
-import { MemoryClientBlobLedger, createCursorWire } from "@cursor/wire";
+import { createCursorWire } from "@cursor/wire";
 import type { CursorWire, ToolBridgeFactory } from "@cursor/wire";
 import type { FastifyInstance } from "fastify";
 import { loadCheckpointSecret } from "./checkpoint-secret.js";
@@ -19,6 +19,7 @@ import { listenError } from "./startup-error.js";
 import { databasePassword } from "./store/database-url.js";
 import type { GatewayStore } from "./store/gateway-store.js";
 import { openGatewayStore } from "./store/open-gateway-store.js";
+import { StoreClientBlobLedger } from "./store/store-client-blob-ledger.js";
 import { PriceTable } from "./usage/price-table.js";
 import { UsageReports } from "./usage/usage-reports.js";
 import { startUsageRetention } from "./usage/usage-retention.js";
@@ -136,18 +137,19 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     error: (details: Readonly<Record<string, unknown>>, message: string) =>
       appRef.current?.log.error({ component: "cursor-wire", ...details }, message),
   };
+  const tenant = wireTenant(config);
   const wire = createCursorWire({
     ports: createGatewayWirePorts({
       service,
-      tenant: wireTenant(config),
+      tenant,
       models,
       contextWindow: config.contextWindow,
       checkpointSecret,
       logger: wireLogger,
     }),
-    // What the IDE holds, per conversation, in this process (a store-backed ledger would let
-    // another process serve the next turn without sending blobs again).
-    blobLedger: new MemoryClientBlobLedger(),
+    // What the IDE holds, per conversation, in the store: a restarted gateway or another process
+    // of the deployment sends the IDE only blobs it has not acknowledged.
+    blobLedger: new StoreClientBlobLedger({ store, tenant: tenant.id }),
     ...(options.toolBridge === undefined ? {} : { toolBridge: options.toolBridge }),
   });
   const wireEnabled = isLoopbackHost(config.host) || options.behindCursorProxy === true;
