@@ -2,6 +2,8 @@ import type { AgentSession } from "@cursor/testkit";
 import { driveSession } from "../harness/drive-session.js";
 import type { DriveSessionResult, SessionCall } from "../harness/drive-session.js";
 import { GatewayHarness } from "../harness/gateway-harness.js";
+import { gatewayRecordTotals, readCallRecords } from "../harness/gateway-records.js";
+import type { GatewayRecordTotals } from "../harness/gateway-records.js";
 import type { BenchProvider } from "../harness/gateway-harness.js";
 import { serializingAdapter } from "../harness/provider-adapters.js";
 import { projectionVariants } from "./projection-variants.js";
@@ -25,6 +27,8 @@ export interface PrefixEfficiencyResult {
     readonly matched: number;
     readonly firstMismatch?: string;
   };
+  /** The gateway's own figures, from its usage records; they must equal the fake provider's. */
+  readonly gatewayRecords?: GatewayRecordTotals;
   readonly seconds: number;
 }
 
@@ -84,6 +88,10 @@ export async function measurePrefixEfficiency({
       ...(onProgress === undefined ? {} : { onProgress }),
     });
     const stats = harness.fake.cacheStats().total;
+    const gatewayRecords = gatewayRecordTotals({
+      records: await readCallRecords(harness.url, session.conversationId),
+      requests: harness.fake.requests,
+    });
     const outside = measuredCalls.filter((call) => !call.compaction);
     const outsideBest = outside.reduce((sum, call) => sum + call.bestPossibleCachedTokens, 0);
     const outsideCached = outside.reduce((sum, call) => sum + call.cachedTokens, 0);
@@ -101,6 +109,7 @@ export async function measurePrefixEfficiency({
       variants: byVariant((s) => s.totals()) as Record<ProjectionVariant, VariantTotals>,
       variantCalls: byVariant((s) => s.calls) as Record<ProjectionVariant, VariantCallResult[]>,
       reprojection,
+      gatewayRecords,
       seconds: (performance.now() - started) / 1000,
     };
   } finally {

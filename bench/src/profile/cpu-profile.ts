@@ -53,10 +53,7 @@ function shortLocation(url: string, line: number): string {
 }
 
 /** Self time per function (idle, program and garbage-collector nodes kept apart by name). */
-function topSelfTime(
-  profile: CpuProfile,
-  limit: number,
-): { busyMs: number; top: ProfileEntry[] } {
+function topSelfTime(profile: CpuProfile, limit: number): { busyMs: number; top: ProfileEntry[] } {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   // The profiler's own work (Profiler.stop runs under node:inspector's `post`) is not measured.
   const excluded = new Set<number>();

@@ -50,6 +50,38 @@ describe("renderReport", () => {
     );
   });
 
+  it("shows the gateway's own figures from its usage records, and says when they differ", () => {
+    const records = {
+      calls: 3,
+      inputTokens: 7500,
+      cachedInputTokens: 2800,
+      cacheWriteTokens: 0,
+      outputTokens: 90,
+      cachedRatio: 2800 / 7500,
+      costUsd: 0.0062,
+      savedUsd: 0.0032,
+      prices: [{ source: "built-in table", asOf: "2025-11" }],
+      matchesProvider: true,
+    };
+    const withRecords = (gatewayRecords: typeof records & { firstMismatch?: string }) =>
+      renderReport({
+        results: {
+          ...results,
+          prefix: results.prefix.map((result) => ({ ...result, gatewayRecords })),
+        },
+        charts,
+      });
+    const matching = withRecords(records);
+    expect(matching).toContain(
+      "The gateway's own usage records (`GET /v1/conversations/{id}/calls`): 3 calls, Σ input 7 500, Σ cached 2 800",
+    );
+    expect(matching).toContain("(prices: built-in table, as of 2025-11)");
+    expect(matching).toContain("Every record equals what the fake provider counted for its call.");
+    expect(
+      withRecords({ ...records, matchesProvider: false, firstMismatch: "call 1: recorded x" }),
+    ).toContain("**They differ from the fake provider's count** (call 1: recorded x).");
+  });
+
   it("compares the stores under the same load", () => {
     expect(report).toContain(
       "| PostgreSQL, 2 processes (every turn on the other one) | 6 | 80.0 req/s | 14 ms | 20 ms | 2.0 ms | 3.0 ms | 12 ms | 17 ms | 800.0 req/s |",

@@ -4,6 +4,7 @@ import { growthProviders } from "../growth/turn-cost-growth.js";
 import { providerLabels } from "../harness/provider-adapters.js";
 import { projectionVariants, variantLabels } from "../prefix/projection-variants.js";
 import type { ProjectionVariant } from "../prefix/projection-variants.js";
+import type { PrefixEfficiencyResult } from "../prefix/prefix-efficiency.js";
 import type { VariantTotals } from "../prefix/variant-simulation.js";
 import { storeSetupLabels } from "../stores/store-throughput.js";
 import { isolationHeadlines, isolationSection } from "./isolation-section.js";
@@ -313,6 +314,7 @@ function prefixSection(results: BenchResults): string[] {
         ],
       }),
       "",
+      ...gatewayRecordLines(result),
     );
   }
   out.push(
@@ -673,4 +675,22 @@ function profileAppendix(results: BenchResults): string[] {
     );
   }
   return out;
+}
+
+/** The gateway's own figures (its usage records) beside the fake provider's. */
+function gatewayRecordLines(result: PrefixEfficiencyResult): string[] {
+  const records = result.gatewayRecords;
+  if (records === undefined) return [];
+  const prices = records.prices.map((price) => `${price.source}, as of ${price.asOf}`).join("; ");
+  return [
+    `The gateway's own usage records (\`GET /v1/conversations/{id}/calls\`): ${count(records.calls)} calls, ` +
+      `Σ input ${count(records.inputTokens)}, Σ cached ${count(records.cachedInputTokens)}, ` +
+      `Σ cache write ${count(records.cacheWriteTokens)}, Σ output ${count(records.outputTokens)}, ` +
+      `cached ratio ${percent(records.cachedRatio)}; cost $${records.costUsd.toFixed(4)}, ` +
+      `saved $${records.savedUsd.toFixed(4)} against the same tokens uncached (prices: ${prices === "" ? "none" : prices}). ` +
+      (records.matchesProvider
+        ? "Every record equals what the fake provider counted for its call."
+        : `**They differ from the fake provider's count** (${records.firstMismatch}).`),
+    "",
+  ];
 }

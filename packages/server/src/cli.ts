@@ -16,8 +16,9 @@ Commands:
           simulated provider and print per-turn cached-token figures
   diff    compare two provider request bodies as the prefix cache does: shared prefix, first
           diverging path, a diff of the diverging item, likely cause (diff --help)
-  report  per-call cached ratio and every prefix divergence of a conversation on a running
-          gateway (report --conversation ID [--url URL] [--token T])
+  report  a conversation's usage records on a running gateway: provider-reported tokens,
+          timings, costs and every prefix break explained (report --conversation ID [--url URL]
+          [--token T])
   proxy   start the gateway and the local HTTPS proxy that Cursor's agent runs through
           (BYOK runs on your key, everything else to Cursor unchanged)
   setup   print (--apply: write) the Cursor settings and the CA trust commands (setup --help)

@@ -13,6 +13,8 @@ import {
   singleProviderOptionsEnvironment,
 } from "./models/provider-options.js";
 import { checkDatabaseURL } from "./store/database-url.js";
+import { readPricesFile } from "./usage/price-table.js";
+import type { PriceTable } from "./usage/price-table.js";
 
 /** pino's levels; `silent` logs nothing. */
 export const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -97,6 +99,15 @@ const environmentSchema = singleProviderOptionsEnvironment.extend({
       .refine((seconds) => seconds >= 3 && seconds <= 3600, "between 3 and 3600 seconds")
       .optional(),
   ),
+  CURSOR_GATEWAY_USAGE_RETENTION_DAYS: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d+$/, "a whole number of days")
+      .transform(Number)
+      .refine((days) => days >= 1 && days <= 3650, "between 1 and 3650 days")
+      .optional(),
+  ),
+  CURSOR_GATEWAY_PRICES_FILE: optionalText,
 });
 
 /** Variables whose values are secrets: a problem with one never quotes its value. */
@@ -144,7 +155,17 @@ export interface GatewayConfig {
    * default 30 s): the longest a frozen process keeps another from taking the conversation over.
    */
   readonly runLeaseMs?: number;
+  /**
+   * How long usage records of provider calls are kept (`CURSOR_GATEWAY_USAGE_RETENTION_DAYS`,
+   * default 30 days): older ones are deleted at start and every hour.
+   */
+  readonly usageRetentionDays?: number;
+  /** Prices per provider model (`CURSOR_GATEWAY_PRICES_FILE` over the built-in table). */
+  readonly prices?: PriceTable;
 }
+
+/** Usage records are kept this many days unless configured otherwise. */
+export const defaultUsageRetentionDays = 30;
 
 const defaultDataDir = "./.cursor-gateway";
 
@@ -213,6 +234,12 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
       "CURSOR_GATEWAY_CHECKPOINT_SECRET must be set with CURSOR_GATEWAY_DATABASE_URL: every process of the deployment signs and checks client checkpoints with the same secret",
     );
   }
+  let prices: PriceTable | undefined;
+  if (env.CURSOR_GATEWAY_PRICES_FILE !== undefined) {
+    const file = readPricesFile(env.CURSOR_GATEWAY_PRICES_FILE);
+    if (file.success) prices = file.table;
+    else issues.push(...file.issues);
+  }
   const wireToken = env.CURSOR_GATEWAY_WIRE_TOKEN;
   if (wireToken !== undefined && !tokens.tokens.includes(wireToken)) {
     issues.push(
@@ -243,6 +270,10 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
     ...(env.CURSOR_GATEWAY_RUN_LEASE_SECONDS === undefined
       ? {}
       : { runLeaseMs: env.CURSOR_GATEWAY_RUN_LEASE_SECONDS * 1000 }),
+    ...(env.CURSOR_GATEWAY_USAGE_RETENTION_DAYS === undefined
+      ? {}
+      : { usageRetentionDays: env.CURSOR_GATEWAY_USAGE_RETENTION_DAYS }),
+    ...(prices === undefined ? {} : { prices }),
     connections: connectionLimitsOf(env),
   };
 }

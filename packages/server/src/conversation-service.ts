@@ -34,8 +34,9 @@ import { catchUpToClient, coversStoredHead, reconcileHeads } from "./reconcile-c
 import { RunExecution } from "./run-execution.js";
 import type { RunOutcome, RunSink } from "./run-events.js";
 import { StoreError } from "./store/store-error.js";
-import type { HeadVersion, StoredConversation } from "./store/gateway-store.js";
+import type { GatewayStore, HeadVersion, StoredConversation } from "./store/gateway-store.js";
 import { TurnWriter } from "./turn-writer.js";
+import { UsageRecorder } from "./usage/usage-recorder.js";
 
 /**
  * A conversation head a front door carries itself (the Cursor wire's conversation state),
@@ -101,7 +102,14 @@ export class ConversationService {
    * `Authorization` token) with `redactor.register`.
    */
   readonly redactor: SecretRedactor;
+  /** Usage records of every provider call (both front doors run through here). */
+  readonly usage: UsageRecorder;
   #closing = false;
+
+  /** The store the service runs on (its usage records are read by the usage endpoints). */
+  get store(): GatewayStore {
+    return this.#options.store;
+  }
 
   constructor(options: ConversationServiceOptions) {
     this.redactor =
@@ -118,6 +126,15 @@ export class ConversationService {
     };
     this.#checkpoints = new ClientCheckpoints({ secret: options.checkpointSecret });
     this.requestLog = options.requestLog ?? new ProviderRequestLog();
+    this.usage = new UsageRecorder({
+      store: options.store.providerCalls,
+      requestLog: this.requestLog,
+      metrics: options.metrics,
+      logger: this.#options.logger,
+      redact: (text) => redactor.redact(text),
+      now: () => options.now?.() ?? new Date(),
+      conversationKey,
+    });
   }
 
   get activeRuns(): number {
@@ -131,6 +148,8 @@ export class ConversationService {
     signal,
     unlistedModel,
   }: PrepareRunInput): Promise<PreparedRun> {
+    // Where the gateway's own time toward this run's first provider call starts.
+    const acceptedAt = performance.now();
     if (this.#closing) throw new GatewayClosingError();
     const parsed = parseAgentRunRequest(body);
     if (!parsed.success) throw new InvalidRunRequestError({ issues: parsed.issues });
@@ -204,7 +223,14 @@ export class ConversationService {
     const execution = new RunExecution({
       options: this.#options,
       redactor: this.redactor,
-      requestLog: this.requestLog,
+      calls: this.usage.forRun({
+        tenant: tenant.id,
+        conversationId,
+        runId: plan.runId,
+        provider: model.entry.provider,
+        catalogModel: model.entry.id,
+        acceptedAt,
+      }),
       owner,
       writer: new TurnWriter({
         store: this.#options.store,

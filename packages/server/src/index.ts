@@ -46,6 +46,22 @@ export type { LogOutput } from "./logging/log-output.js";
 export type { RunningGateway, StartGatewayOptions } from "./start-gateway.js";
 export { buildApp, maxBodyBytes } from "./http/build-app.js";
 export { providerHistoryItems, sharedPrefixItems } from "./providers/provider-history-items.js";
+export type {
+  BodyDiffView,
+  CallView,
+  CallsPage,
+  ConversationUsageView,
+  ConversationsPage,
+  CostView,
+  DivergenceResponse,
+  ModelUsageView,
+  PrefixStatusView,
+  PriceSourceView,
+  PriceView,
+  TokensView,
+  UsageSummaryView,
+  UsageTotalsView,
+} from "./usage/usage-api.js";
 export { SqliteStore } from "./store/sqlite-store.js";
 export { PostgresStore } from "./store/postgres-store.js";
 export type { PostgresStoreLogger, PostgresStoreOptions } from "./store/postgres-store.js";

@@ -19,15 +19,13 @@ import type {
 } from "@cursor/run";
 import type { ConversationServiceOptions } from "./conversation-service-options.js";
 import type { ConversationHeadOwner, HeadState } from "./conversation-head-owner.js";
-import { conversationKey } from "./conversation-head-owner.js";
-import type { ProviderRequestLog } from "./providers/provider-request-log.js";
-import { recordingProvider } from "./providers/recording-provider.js";
 import { redactingProvider } from "./redaction/redacting-provider.js";
 import { redactingSink } from "./redaction/redacting-sink.js";
 import type { SecretRedactor } from "./redaction/secret-redactor.js";
 import type { RunEndReason, RunError, RunOutcome, RunSink } from "./run-events.js";
 import { StoreError } from "./store/store-error.js";
 import type { TurnWriter } from "./turn-writer.js";
+import type { RunCallRecorder } from "./usage/run-call-recorder.js";
 
 /** How far a plan got: the run's end reason, its error, and its final answer when completed. */
 interface PlanResult {
@@ -46,7 +44,7 @@ interface PlanResult {
 export class RunExecution {
   readonly #options: ConversationServiceOptions;
   readonly #redactor: SecretRedactor;
-  readonly #requestLog: ProviderRequestLog;
+  readonly #calls: RunCallRecorder;
   readonly #owner: ConversationHeadOwner;
   readonly #writer: TurnWriter;
   readonly #plan: TurnPlan;
@@ -60,7 +58,8 @@ export class RunExecution {
   constructor(input: {
     options: ConversationServiceOptions;
     redactor: SecretRedactor;
-    requestLog: ProviderRequestLog;
+    /** Records every provider call of the run (usage records, provider-request log, metrics). */
+    calls: RunCallRecorder;
     owner: ConversationHeadOwner;
     writer: TurnWriter;
     plan: TurnPlan;
@@ -75,7 +74,7 @@ export class RunExecution {
   }) {
     this.#options = input.options;
     this.#redactor = input.redactor;
-    this.#requestLog = input.requestLog;
+    this.#calls = input.calls;
     this.#owner = input.owner;
     this.#writer = input.writer;
     this.#plan = input.plan;
@@ -149,6 +148,9 @@ export class RunExecution {
       ...(error === undefined ? {} : { error }),
     };
     sink.event({ type: "run.ended", ...outcome });
+    // The run's usage records are stored before its lease is released: the next run of the
+    // conversation (on any process) compares its prompt with them.
+    await this.#calls.flush();
     return outcome;
   }
 
@@ -206,7 +208,7 @@ export class RunExecution {
   async #runLoop(plan: CallModelPlan, sink: RunSink): Promise<PlanResult> {
     const options = this.#options;
     const state = this.#owner.state;
-    const provider = this.#provider();
+    const provider = this.#provider("model");
     const outcome = await runModelLoop({
       conversationId: state.conversationId,
       cacheScope: this.#cacheScope,
@@ -231,11 +233,12 @@ export class RunExecution {
           }),
         );
         this.#emitHead(sink, after, false);
+        this.#calls.committed();
       },
       compaction: {
         budgetTokens: contextBudget({ contextWindowTokens: options.contextWindow }),
         tokenAnchor: state.tokenAnchor,
-        compact: this.#compactor(provider, sink),
+        compact: this.#compactor(this.#provider("summarizer"), sink),
       },
       ...(options.retry === undefined ? {} : { retry: options.retry }),
       signal: this.#signal,
@@ -273,7 +276,7 @@ export class RunExecution {
           });
     sink.event({ type: "compaction.started", reason: "manual" });
     const result = await this.#compactor(
-      this.#provider(),
+      this.#provider("summarizer"),
       sink,
     )({
       reason: "manual",
@@ -317,6 +320,7 @@ export class RunExecution {
         }),
       );
       this.#emitHead(sink, after, false);
+      this.#calls.committed();
     };
     return createConversationCompactor({
       provider,
@@ -350,6 +354,7 @@ export class RunExecution {
         return;
       case "retry": {
         const { attempt, delayMs, error } = event.data;
+        this.#calls.retrying(delayMs);
         sink.event({
           type: "retry",
           attempt,
@@ -366,13 +371,8 @@ export class RunExecution {
   }
 
   #addUsage(usage: Usage, sink: RunSink): void {
+    // Token metrics are counted per provider call by the call recorder (summariser calls too).
     this.#owner.dispatch({ type: "usage-added", usage });
-    const { metrics } = this.#options;
-    const labels = { provider: this.#adapter.id };
-    metrics.increment("cursor_gateway_input_tokens_total", labels, usage.inputTokens);
-    metrics.increment("cursor_gateway_cached_input_tokens_total", labels, usage.cachedInputTokens);
-    metrics.increment("cursor_gateway_cache_write_tokens_total", labels, usage.cacheWriteTokens);
-    metrics.increment("cursor_gateway_output_tokens_total", labels, usage.outputTokens);
     sink.event({ type: "usage", usage });
   }
 
@@ -387,25 +387,15 @@ export class RunExecution {
   }
 
   /**
-   * The entry's adapter, recording every body it sends (provider-requests, metrics), with what
-   * comes back redacted before the loop (and so the history) sees it.
+   * The entry's adapter for the loop's model calls or the compactor's summariser calls: every
+   * call is recorded (usage record, provider-request log, metrics).
    */
-  #provider(): ProviderAdapter {
-    const { tenant, conversationId } = this.#owner.state;
-    const adapter = this.#adapter;
-    return recordingProvider({
-      adapter: redactingProvider({ adapter, redactor: this.#redactor }),
-      onRequest: ({ body }) => {
-        this.#requestLog.record({
-          key: conversationKey(tenant, conversationId),
-          provider: adapter.id,
-          body,
-          at: this.#options.now?.() ?? new Date(),
-        });
-        this.#options.metrics.increment("cursor_gateway_provider_calls_total", {
-          provider: adapter.id,
-        });
-      },
+  #provider(kind: "model" | "summarizer"): ProviderAdapter {
+    return this.#calls.wrap({
+      // What comes back is redacted before the loop (and so the history) sees it.
+      adapter: redactingProvider({ adapter: this.#adapter, redactor: this.#redactor }),
+      kind,
+      epoch: () => this.#owner.state.head.history.epoch,
     });
   }
 }

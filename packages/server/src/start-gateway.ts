@@ -3,7 +3,7 @@ import { createCursorWire } from "@cursor/wire";
 import type { CursorWire, ToolBridgeFactory } from "@cursor/wire";
 import type { FastifyInstance } from "fastify";
 import { loadCheckpointSecret } from "./checkpoint-secret.js";
-import { ConfigError, isLoopbackHost } from "./config.js";
+import { ConfigError, defaultUsageRetentionDays, isLoopbackHost } from "./config.js";
 import type { GatewayConfig } from "./config.js";
 import { ConversationService } from "./conversation-service.js";
 import { prepareDataFolder } from "./data-folder.js";
@@ -23,6 +23,9 @@ import { listenError } from "./startup-error.js";
 import type { GatewayStore } from "./store/gateway-store.js";
 import { openGatewayStore } from "./store/open-gateway-store.js";
 import { StoreClientBlobLedger } from "./store/store-client-blob-ledger.js";
+import { PriceTable } from "./usage/price-table.js";
+import { UsageReports } from "./usage/usage-reports.js";
+import { startUsageRetention } from "./usage/usage-retention.js";
 
 export interface StartGatewayOptions {
   readonly config: GatewayConfig;
@@ -127,7 +130,8 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   const simulatedProviderURL = models.hasSimulated ? (await models.simulated()).url : undefined;
   // One redaction path for every byte that leaves: events, errors, records and log lines.
   const redactor = options.redactor ?? createGatewayRedactor(config);
-  const metrics = new GatewayMetrics();
+  const serviceRef: { current?: ConversationService } = {};
+  const metrics = new GatewayMetrics({ activeRuns: () => serviceRef.current?.activeRuns ?? 0 });
   const service = new ConversationService({
     store,
     models,
@@ -139,6 +143,13 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     runLeaseMs,
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.now === undefined ? {} : { now: options.now }),
+  });
+  serviceRef.current = service;
+  const retentionDays = config.usageRetentionDays ?? defaultUsageRetentionDays;
+  const usage = new UsageReports({
+    store,
+    prices: config.prices ?? PriceTable.defaults(),
+    retentionDays,
   });
   const wireLogger = {
     warn: (details: Readonly<Record<string, unknown>>, message: string) =>
@@ -178,6 +189,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     config,
     metrics,
     service,
+    usage,
     logger: redactedLogger(options.logger ?? false, redactor),
     connections: config.connections,
     // One port: the JSON contract (Fastify) and the Cursor wire's routes, HTTP/1.1 and h2c.
@@ -203,7 +215,24 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
       timedOut: (kind) => metrics.increment("cursor_gateway_connection_timeouts_total", { kind }),
     },
   });
-  return finishStart({ app, service, store, models, simulatedProviderURL, config, wire, dual });
+  const retention = startUsageRetention({
+    store: store.providerCalls,
+    retentionDays,
+    now: () => options.now?.() ?? new Date(),
+    metrics,
+    logger: { error: (details, message) => appRef.current?.log.error(details, message) },
+  });
+  return finishStart({
+    app,
+    service,
+    store,
+    models,
+    simulatedProviderURL,
+    config,
+    wire,
+    dual,
+    stopRetention: () => retention.stop(),
+  });
 }
 
 /** The tenant of the Cursor IDE's conversations (cursor-wire.md "Who the wire serves"). */
@@ -221,9 +250,11 @@ async function finishStart({
   models,
   simulatedProviderURL,
   config,
+  stopRetention,
   wire,
   dual,
 }: {
+  stopRetention: () => Promise<void>;
   app: FastifyInstance;
   service: ConversationService;
   store: GatewayStore;
@@ -262,6 +293,7 @@ async function finishStart({
       closed ??= (async () => {
         // Open runs end (cancelled, nothing half-committed), then their streams and connections.
         await Promise.all([wire.close(), service.shutdown()]);
+        await stopRetention();
         await dual.closeHttp2Sessions();
         await app.close();
         await models.close();

@@ -106,7 +106,7 @@ describe("cursor-gateway report against a running gateway", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("reports the provider's usage per call and no divergence for an append-only session", async () => {
+  it("reports the provider's usage per call from the records, nothing estimated", async () => {
     const { io: streams, out } = io();
     const code = await runReportCommand({
       argv: ["--conversation", "report-test", "--url", gateway.url],
@@ -115,24 +115,33 @@ describe("cursor-gateway report against a running gateway", () => {
     });
     expect(code).toBe(0);
     const text = out();
-    expect(text).toContain(`conversation report-test at ${gateway.url}: 3 provider call(s)`);
-    expect(text).toMatch(/Σ over 3 model call\(s\): [\d ]+ input tokens, [\d ]+ cached/);
-    expect(text).toContain("~ the log carries no provider usage");
-    expect(text).toContain("no divergences: every call extended the previous one");
+    expect(text).toContain(
+      `conversation report-test at ${gateway.url}: 3 provider call(s) with usage records`,
+    );
+    expect(text).toMatch(/Σ over 3 call\(s\): [\d ]+ input tokens, [\d ]+ cached \(\d+\.\d%\)/);
+    expect(text).toContain("    2 | ");
+    expect(text).toContain("extends call 1");
+    expect(text).toMatch(/cost \$\d\.\d{5} \(the same tokens uncached: \$\d\.\d{5}, saved/);
+    expect(text).toContain("prices: built-in table: list prices as known to the AI model");
+    expect(text).toContain("no prefix breaks");
+    expect(text).not.toContain("estimated");
   });
 
-  it("prints JSON with simulated cached tokens when the log has no usage", async () => {
+  it("prints the records as JSON, equal to the provider's usage events", async () => {
     const { io: streams, out } = io();
     await runReportCommand({
       argv: ["--conversation", "report-test", "--url", gateway.url, "--json"],
       io: streams,
       environment: {},
     });
-    const calls = JSON.parse(out()) as { simulatedCachedTokens?: number; estimated: boolean }[];
-    expect(calls).toHaveLength(3);
-    expect(calls[0]!.simulatedCachedTokens).toBe(0);
-    expect(calls[2]!.simulatedCachedTokens).toBeGreaterThan(1024);
-    expect(calls.every((c) => c.estimated)).toBe(true);
+    const report = JSON.parse(out()) as {
+      records: { usage: { cachedInputTokens: number }; prefix: { status: string } }[];
+      estimated: unknown[];
+    };
+    expect(report.records).toHaveLength(3);
+    expect(report.estimated).toEqual([]);
+    expect(report.records.map((r) => r.prefix.status)).toEqual(["first", "extends", "extends"]);
+    expect(report.records[2]!.usage.cachedInputTokens).toBeGreaterThan(1024);
   });
 
   it("fails clearly for an unknown conversation, an unreachable gateway and bad arguments", async () => {
@@ -157,5 +166,114 @@ describe("cursor-gateway report against a running gateway", () => {
     const missing = io();
     expect(await runReportCommand({ argv: [], io: missing.io, environment: {} })).toBe(2);
     expect(missing.err()).toContain("--conversation is required");
+  });
+});
+
+describe("cursor-gateway report where records are missing", () => {
+  const body = (n: number) => ({ model: "gpt-5", input: [{ role: "user", content: `q${n}` }] });
+  const record = (n: number) => ({
+    callId: `c${n}`,
+    seq: n,
+    runId: "r",
+    kind: "model",
+    attempt: 1,
+    epoch: 0,
+    at: `2026-11-29T10:0${n}:00.000Z`,
+    provider: "openai-responses",
+    model: "gpt-5",
+    catalogModel: "gpt-5",
+    outcome: "ok",
+    usage: { inputTokens: 2000, cachedInputTokens: 1024, cacheWriteTokens: 0, outputTokens: 5 },
+    cachedRatio: 0.512,
+    timings: { timeToFirstTokenMs: 5, durationMs: 9, gatewayOverheadMs: 1 },
+    prefix: {
+      status: n === 1 ? "first" : "extends",
+      historyItems: n,
+      sharedItems: n === 1 ? null : n - 1,
+      previousItems: n === 1 ? null : n - 1,
+      previousCallId: n === 1 ? null : `c${n - 1}`,
+      divergence: null,
+      divergenceView: false,
+    },
+    process: { id: "p", startedAt: "2026-11-29T10:00:00.000Z" },
+    cost: { usd: 0.001, uncachedUsd: 0.002, savedUsd: 0.001 },
+    price: null,
+  });
+
+  async function stubGateway(withRecords: boolean) {
+    const { createServer } = await import("node:http");
+    const server = createServer((request, response) => {
+      const send = (status: number, value: unknown) => {
+        response.writeHead(status, { "content-type": "application/json" });
+        response.end(JSON.stringify(value));
+      };
+      const path = new URL(request.url!, "http://x").pathname;
+      if (path === "/v1/conversations/c/provider-requests") {
+        return send(200, {
+          requests: [1, 2, 3].map((n) => ({
+            ...(n < 3 ? { callId: `c${n}` } : {}),
+            at: `2026-11-29T10:0${n}:00.000Z`,
+            provider: "openai-responses",
+            body: {
+              ...body(n),
+              input: [1, 2, 3].slice(0, n).map((k) => body(k).input[0]),
+            },
+            sharedPrefixItems: n - 1,
+          })),
+        });
+      }
+      if (path === "/v1/conversations/c/calls" && withRecords) {
+        return send(200, { conversationId: "c", calls: [record(1), record(2)], retentionDays: 30 });
+      }
+      if (path === "/v1/usage" && withRecords) return send(404, { error: { message: "no route" } });
+      return send(404, { error: { code: "not_found", message: `no route GET ${request.url}` } });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it("estimates only the calls without a record, and says so", async () => {
+    const stub = await stubGateway(true);
+    try {
+      const { io: streams, out } = io();
+      expect(
+        await runReportCommand({
+          argv: ["--conversation", "c", "--url", stub.url],
+          io: streams,
+          environment: {},
+        }),
+      ).toBe(0);
+      const text = out();
+      expect(text).toContain("2 provider call(s) with usage records");
+      expect(text).toContain("Σ over 2 call(s): 4 000 input tokens, 2 048 cached (51.2%)");
+      expect(text).toContain(
+        "estimated: 1 call(s) in the gateway's provider-request log have no usage record",
+      );
+      expect(text).toMatch(/ {4}3 \| .* \| +~\d/);
+    } finally {
+      await stub.close();
+    }
+  });
+
+  it("estimates everything from a gateway without usage records, and says so", async () => {
+    const stub = await stubGateway(false);
+    try {
+      const { io: streams, out } = io();
+      expect(
+        await runReportCommand({
+          argv: ["--conversation", "c", "--url", stub.url],
+          io: streams,
+          environment: {},
+        }),
+      ).toBe(0);
+      expect(out()).toContain("3 provider call(s) in the gateway's log");
+      expect(out()).toContain("estimated: this gateway keeps no usage records");
+    } finally {
+      await stub.close();
+    }
   });
 });

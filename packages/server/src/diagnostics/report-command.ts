@@ -12,18 +12,29 @@ import {
   promptSegments,
 } from "./provider-body.js";
 import type { ProviderFormat } from "./provider-body.js";
+import { formatRecordsReport } from "./records-report.js";
 import { requestEntries } from "./request-entries.js";
 import type { RecordedUsage, RequestEntry } from "./request-entries.js";
+import type {
+  CallView,
+  CallsPage,
+  DivergenceResponse,
+  UsageSummaryView,
+} from "../usage/usage-api.js";
+import type { GatewayClient } from "../client/gateway-client.js";
 
 export const reportUsage = `cursor-gateway report --conversation ID [--url URL] [--token T] [--limit N] [--json]
 
-Reads a running gateway's provider-requests log for one conversation and prints, per provider
-call, the input and cached tokens the provider reported (the cached ratio), how much of the
-previous call's prompt the call kept, and every place where the prefix broke, with its cause.
+Reads a running gateway's usage records of one conversation and prints, per provider call, what
+the provider reported (input, cached, cache-write and output tokens, the cached ratio), the
+gateway's timings, the cost (with its price source), how the call's prompt relates to the
+previous call's, and every place where the prefix broke with the prefix doctor's cause and diff.
+Calls without a record (a gateway without usage records, a call still running) are estimated
+from the provider-request log, and marked so.
   --conversation ID   the conversation id
   --url URL           the gateway (default http://127.0.0.1:8787)
   --token T           bearer token of the tenant (when the gateway has CURSOR_GATEWAY_TOKENS)
-  --limit N           at most N most recent calls (default 1000; the log keeps the last few)
+  --limit N           at most N most recent calls (default 1000)
   --json              print the per-call analysis as JSON`;
 
 /** One provider call of the report. */
@@ -163,13 +174,16 @@ export function formatReport({
   conversationId,
   url,
   calls,
+  title,
 }: {
   conversationId: string;
   url: string;
   calls: readonly ReportedCall[];
+  title?: string;
 }): string {
   const lines = [
-    `conversation ${conversationId} at ${url}: ${calls.length} provider call(s) in the gateway's log (oldest first)`,
+    title ??
+      `conversation ${conversationId} at ${url}: ${calls.length} provider call(s) in the gateway's log (oldest first)`,
     "",
     " call | at                       | input tok | cached tok | cached % | prefix kept from the previous call",
     "------+--------------------------+-----------+------------+----------+-----------------------------------",
@@ -276,26 +290,126 @@ export async function runReportCommand({
     baseURL: url,
     ...(values.token === undefined ? {} : { token: values.token }),
   });
-  let answer: { status: number; body: unknown };
+  const conversationPath = `/v1/conversations/${encodeURIComponent(values.conversation)}`;
+  let records: RecordsAnswer;
+  let log: { status: number; body: unknown };
   try {
-    answer = await client.get(
-      `/v1/conversations/${encodeURIComponent(values.conversation)}/provider-requests?limit=${limit}`,
-    );
+    records = await fetchRecords(client, conversationPath);
+    log = await client.get(`${conversationPath}/provider-requests?limit=${limit}`);
   } catch (error) {
     io.err.write(`cursor-gateway report: cannot reach ${url}: ${(error as Error).message}\n`);
     return 1;
   }
-  if (answer.status !== 200) {
+  if (records.kind === "refused") {
     io.err.write(
-      `cursor-gateway report: ${url} answered ${answer.status}: ${JSON.stringify(answer.body)}\n`,
+      `cursor-gateway report: ${url} answered ${records.status}: ${JSON.stringify(records.body)}\n`,
     );
     return 1;
   }
-  const calls = analyzeRequests(requestEntries(answer.body));
-  io.out.write(
-    values.json
-      ? `${JSON.stringify(calls, null, 2)}\n`
-      : formatReport({ conversationId: values.conversation, url, calls }),
+  if (log.status !== 200) {
+    io.err.write(
+      `cursor-gateway report: ${url} answered ${log.status}: ${JSON.stringify(log.body)}\n`,
+    );
+    return 1;
+  }
+  const entries = requestEntries(log.body);
+  if (records.kind === "unsupported") {
+    // A gateway without usage records: everything is estimated, and the report says so.
+    const calls = analyzeRequests(entries);
+    io.out.write(
+      values.json
+        ? `${JSON.stringify({ conversationId: values.conversation, records: [], estimated: calls }, null, 2)}\n`
+        : `${formatReport({ conversationId: values.conversation, url, calls })}\nestimated: this gateway keeps no usage records (it has no /calls endpoint); the figures above come from its in-memory provider-request log\n`,
+    );
+    return 0;
+  }
+  const shown = records.calls.slice(-limit);
+  const recorded = new Set(records.calls.map((call) => call.callId));
+  const withoutRecord = entries
+    .map((entry, index) => ({ entry, index }))
+    .filter(({ entry }) => entry.callId === undefined || !recorded.has(entry.callId));
+  const estimated = analyzeRequests(entries).filter((_, index) =>
+    withoutRecord.some((missing) => missing.index === index),
   );
+  const divergences = new Map<string, DivergenceResponse>();
+  for (const call of shown) {
+    if (call.prefix.status !== "broke") continue;
+    const answer = await client.get(`${conversationPath}/calls/${call.callId}/divergence`);
+    if (answer.status === 200) divergences.set(call.callId, answer.body as DivergenceResponse);
+  }
+  const summary = await client.get("/v1/usage");
+  const defaultPrices =
+    summary.status === 200 ? (summary.body as UsageSummaryView).defaultPrices : undefined;
+  if (values.json) {
+    io.out.write(
+      `${JSON.stringify(
+        {
+          conversationId: values.conversation,
+          records: shown,
+          divergences: Object.fromEntries(divergences),
+          estimated,
+          ...(defaultPrices === undefined ? {} : { defaultPrices }),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    return 0;
+  }
+  let text = formatRecordsReport({
+    conversationId: values.conversation,
+    url,
+    calls: shown,
+    total: records.calls.length,
+    retentionDays: records.retentionDays,
+    divergences,
+    defaultPrices,
+  });
+  if (estimated.length > 0) {
+    text += `\n${formatReport({
+      conversationId: values.conversation,
+      url,
+      calls: estimated,
+      title: `estimated: ${estimated.length} call(s) in the gateway's provider-request log have no usage record (still running, or made before records were kept); o200k counts and the testkit's cache model stand in for the provider's figures`,
+    })}`;
+  }
+  io.out.write(text);
   return 0;
+}
+
+type RecordsAnswer =
+  | {
+      readonly kind: "records";
+      readonly calls: readonly CallView[];
+      readonly retentionDays: number;
+    }
+  | { readonly kind: "unsupported" }
+  | { readonly kind: "refused"; readonly status: number; readonly body: unknown };
+
+/** Every usage record of the conversation, oldest first (page by page). */
+async function fetchRecords(
+  client: GatewayClient,
+  conversationPath: string,
+): Promise<RecordsAnswer> {
+  const calls: CallView[] = [];
+  let cursor: string | undefined;
+  let retentionDays = 0;
+  do {
+    const answer = await client.get(
+      `${conversationPath}/calls?limit=1000${cursor === undefined ? "" : `&cursor=${encodeURIComponent(cursor)}`}`,
+    );
+    if (answer.status === 404 && isMissingRoute(answer.body)) return { kind: "unsupported" };
+    if (answer.status !== 200) return { kind: "refused", status: answer.status, body: answer.body };
+    const page = answer.body as CallsPage;
+    calls.push(...page.calls);
+    retentionDays = page.retentionDays;
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return { kind: "records", calls, retentionDays };
+}
+
+/** The 404 of a gateway that has no such route (older than usage records), not of a conversation. */
+function isMissingRoute(body: unknown): boolean {
+  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
+  return typeof message === "string" && message.startsWith("no route ");
 }

@@ -14,6 +14,8 @@ export interface RequestEntry {
   /** Provider id from the request log (`openai-responses`, `openai-chat`, `anthropic`). */
   readonly provider?: string;
   readonly at?: string;
+  /** The call's usage record id (the gateway's request log names it). */
+  readonly callId?: string;
   readonly usage?: RecordedUsage;
 }
 
@@ -31,6 +33,7 @@ function fromRecord(record: unknown): RequestEntry {
       body: record.body,
       ...(typeof record.provider === "string" ? { provider: record.provider } : {}),
       ...(typeof record.at === "string" ? { at: record.at } : {}),
+      ...(typeof record.callId === "string" ? { callId: record.callId } : {}),
       ...(isUsage(record.usage)
         ? {
             usage: {

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parsePrometheusText } from "../http/__fixtures__/prometheus-text.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGatewayClient } from "../client/gateway-client.js";
 import { loadConfig } from "../config.js";
@@ -47,15 +48,18 @@ afterAll(async () => {
 });
 
 /** Prometheus text → `name{labels}` → value. */
-function parseMetrics(text: string): Map<string, number> {
-  const values = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const match = /^(\S+) (\S+)$/.exec(line);
-    if (match === null) throw new Error(`not a Prometheus sample line: ${line}`);
-    values.set(match[1]!, Number(match[2]));
-  }
-  return values;
+/** Sums a metric's samples whose labels include `labels` (a strict exposition parse). */
+function parseMetrics(text: string) {
+  const families = parsePrometheusText(text);
+  return (name: string, labels: Record<string, string> = {}) =>
+    [...families.values()]
+      .flatMap((family) => family.samples)
+      .filter(
+        (sample) =>
+          sample.name === name &&
+          Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+      )
+      .reduce((total, sample) => total + sample.value, 0);
 }
 
 describe("start-up", () => {
@@ -198,27 +202,27 @@ describe("a running gateway", () => {
     const recorded = provider.fake.requests.slice(calls);
     const answered = recorded.filter((request) => request.usage !== null);
     const after = parseMetrics(await (await fetch(`${gateway.url}/metrics`)).text());
-    const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
-    expect(delta('cursor_gateway_runs_total{reason="awaiting-tools"}')).toBe(2);
-    expect(delta('cursor_gateway_runs_total{reason="completed"}')).toBe(2);
-    expect(delta('cursor_gateway_runs_total{reason="failed"}')).toBe(1);
-    expect(delta('cursor_gateway_provider_calls_total{provider="openai-responses"}')).toBe(
+    const delta = (name: string, labels: Record<string, string> = {}) =>
+      after(name, labels) - before(name, labels);
+    const openai = { provider: "openai-responses" };
+    expect(delta("cursor_gateway_runs_total", { reason: "awaiting-tools" })).toBe(2);
+    expect(delta("cursor_gateway_runs_total", { reason: "completed" })).toBe(2);
+    expect(delta("cursor_gateway_runs_total", { reason: "failed" })).toBe(1);
+    expect(delta("cursor_gateway_provider_calls_total", openai)).toBe(recorded.length);
+    expect(delta("cursor_gateway_provider_calls_total", { ...openai, outcome: "failed" })).toBe(1);
+    expect(delta("cursor_gateway_provider_call_duration_seconds_count", openai)).toBe(
       recorded.length,
     );
     const sum = (field: "inputTokens" | "cachedInputTokens" | "outputTokens") =>
       answered.reduce((total, request) => total + request.usage![field], 0);
-    expect(delta('cursor_gateway_input_tokens_total{provider="openai-responses"}')).toBe(
-      sum("inputTokens"),
-    );
-    expect(delta('cursor_gateway_cached_input_tokens_total{provider="openai-responses"}')).toBe(
+    expect(delta("cursor_gateway_input_tokens_total", openai)).toBe(sum("inputTokens"));
+    expect(delta("cursor_gateway_cached_input_tokens_total", openai)).toBe(
       sum("cachedInputTokens"),
     );
-    expect(delta('cursor_gateway_output_tokens_total{provider="openai-responses"}')).toBe(
-      sum("outputTokens"),
-    );
+    expect(delta("cursor_gateway_output_tokens_total", openai)).toBe(sum("outputTokens"));
     expect(sum("cachedInputTokens")).toBeGreaterThan(0);
     expect(
-      after.get('cursor_gateway_http_requests_total{route="/v1/runs",status="200"}'),
+      after("cursor_gateway_http_requests_total", { route: "/v1/runs", status: "200" }),
     ).toBeGreaterThanOrEqual(5);
 
     // The last three provider requests, oldest first, as sent, with their shared prefixes.

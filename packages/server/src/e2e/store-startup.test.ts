@@ -6,12 +6,14 @@ import {
 } from "../store/postgres-test-database.js";
 import { testCheckpointSecret, temporaryFolders } from "./e2e-environment.js";
 import { e2eStores } from "./e2e-stores.js";
+import { postgresMigrations } from "../store/postgres-migrations.js";
 import {
   expectGatewayRefusal,
   killAllGatewayProcesses,
   startGatewayProcess,
 } from "./gateway-process.js";
 
+const latestVersion = Math.max(...postgresMigrations.map((m) => m.version));
 const folders = temporaryFolders("store-startup");
 const stores = e2eStores();
 afterAll(async () => {
@@ -90,7 +92,7 @@ describe.skipIf(postgresTestURL === undefined)(
       const refusal = await expectGatewayRefusal(environment);
       expect(refusal.exit).toEqual({ code: 1, signal: null });
       expect(refusal.output).toContain(
-        "has schema version 99, newer than this gateway knows (4); upgrade the gateway",
+        `has schema version 99, newer than this gateway knows (${latestVersion}); upgrade the gateway`,
       );
       expect(await store.dump()).toBe(before);
     });

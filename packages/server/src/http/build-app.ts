@@ -18,8 +18,12 @@ import { GatewayLogController } from "./request-log.js";
 import type { GatewayMetrics } from "./metrics.js";
 import { sseRunSink } from "./sse-run-sink.js";
 import { SseStream } from "./sse-stream.js";
+import { isUiFileRequest, registerUiRoutes } from "./ui-routes.js";
+import { registerUsageRoutes } from "./usage-routes.js";
 import { ConversationNotFoundError } from "../conversation-errors.js";
 import type { ConversationService } from "../conversation-service.js";
+import { defaultUsageRetentionDays } from "../config.js";
+import { UsageReports } from "../usage/usage-reports.js";
 
 export const maxBodyBytes = 32 * 1024 * 1024;
 
@@ -37,6 +41,10 @@ export interface BuildAppOptions {
   readonly logger?: boolean | object | FastifyBaseLogger;
   /** The port's connection limits (the SSE heartbeat follows its idle timeout). */
   readonly connections?: ConnectionLimits;
+  /** The usage endpoints' answers; default: the service's store with the built-in prices. */
+  readonly usage?: UsageReports;
+  /** The built report page (dist/ui); default: found next to the gateway's code. */
+  readonly uiFolder?: string;
   /**
    * The HTTP server the app runs on (Fastify's `serverFactory`); the gateway's serves the Cursor
    * wire's routes and HTTP/2 beside the JSON contract. Default: Fastify's own HTTP/1.1 server.
@@ -103,6 +111,8 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
 
   app.addHook("onRequest", async (request, reply) => {
     if (request.url === "/healthz" || request.url === "/metrics") return;
+    // The report page's files hold no data; what it shows comes from the API, with a token.
+    if (isUiFileRequest(request.url)) return;
     const tenant = authenticate(request.headers.authorization);
     if (tenant === undefined) {
       return sendHttpError(reply, new HttpError("unauthorized", "missing or unknown bearer token"));
@@ -204,7 +214,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   });
 
   app.get("/metrics", async (_request, reply) =>
-    reply.type("text/plain; version=0.0.4").send(options.metrics.render()),
+    reply.type(options.metrics.contentType).send(await options.metrics.render()),
   );
 
   app.post("/v1/runs", async (request, reply) => {
@@ -297,6 +307,18 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
       });
     },
   );
+
+  registerUsageRoutes(app, {
+    reports:
+      options.usage ??
+      new UsageReports({
+        store: options.service.store,
+        retentionDays: defaultUsageRetentionDays,
+      }),
+    conversationIdParam,
+  });
+
+  registerUiRoutes(app, options.uiFolder === undefined ? {} : { folder: options.uiFolder });
 
   return app;
 }

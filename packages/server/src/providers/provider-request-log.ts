@@ -3,6 +3,8 @@ import { sharedPrefixItems } from "./provider-history-items.js";
 type StoredRecord = Omit<ProviderRequestRecord, "sharedPrefixItems">;
 
 export interface ProviderRequestRecord {
+  /** The usage record of this call (`GET /v1/conversations/{id}/calls`) has the same id. */
+  readonly callId?: string;
   readonly at: string;
   readonly provider: string;
   readonly body: unknown;
@@ -32,16 +34,23 @@ export class ProviderRequestLog {
     provider,
     body,
     at,
+    callId,
   }: {
     key: string;
     provider: string;
     body: unknown;
     at: Date;
+    callId?: string;
   }): void {
     const list = this.#entries.get(key) ?? [];
     this.#entries.delete(key); // re-insert: Map order doubles as least-recently-used order
     // `sharedPrefixItems` compares whole bodies: computed when someone asks, not per call.
-    const entry: StoredRecord = { at: at.toISOString(), provider, body };
+    const entry: StoredRecord = {
+      ...(callId === undefined ? {} : { callId }),
+      at: at.toISOString(),
+      provider,
+      body,
+    };
     list.push(entry);
     if (list.length > this.#perConversation) list.splice(0, list.length - this.#perConversation);
     this.#entries.set(key, list);
@@ -84,5 +93,10 @@ export class ProviderRequestLog {
       };
     });
     return { requests, omitted: first - wanted };
+  }
+
+  /** The body of call `callId` while the log still holds it (the prefix doctor's input). */
+  body(key: string, callId: string): unknown {
+    return this.#entries.get(key)?.find((entry) => entry.callId === callId)?.body;
   }
 }

@@ -1,4 +1,5 @@
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
+import type { ProviderCallStore } from "./provider-call-store.js";
 
 export type RunStatus = "running" | "completed" | "awaiting-tools" | "cancelled" | "failed";
 
@@ -193,5 +194,7 @@ export interface GatewayStore {
    * saying why not; what `/healthz` reports.
    */
   checkHealth(): Promise<void>;
+  /** The usage records of provider calls (observations beside the history, never part of it). */
+  readonly providerCalls: ProviderCallStore;
   close(): Promise<void>;
 }

@@ -153,4 +153,54 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE blobs_v4 RENAME TO blobs;
     `,
   },
+  {
+    version: 5,
+    description:
+      "usage records of provider calls: provider-reported tokens, timings, prefix comparison with the previous call",
+    sql: `
+      -- One row per provider call (O(1) bytes; divergence_view only where the prefix broke,
+      -- capped at 32 KiB). AUTOINCREMENT: seq never goes back, even after pruning everything,
+      -- so a page cursor stays valid.
+      CREATE TABLE provider_calls (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        call_id TEXT NOT NULL UNIQUE,
+        tenant TEXT NOT NULL,
+        conversation_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        kind TEXT NOT NULL,            -- model | summarizer
+        attempt INTEGER NOT NULL,
+        epoch INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,   -- ms since the Unix epoch
+        provider TEXT NOT NULL,
+        model TEXT NOT NULL,
+        catalog_model TEXT NOT NULL,
+        outcome TEXT NOT NULL,         -- ok | failed | cancelled
+        error_code TEXT,
+        error_message TEXT,
+        error_retryable INTEGER,
+        input_tokens INTEGER,          -- NULL: the provider reported no usage
+        cached_input_tokens INTEGER,
+        cache_write_tokens INTEGER,
+        cache_write_1h_tokens INTEGER,
+        output_tokens INTEGER,
+        ttft_ms REAL,
+        duration_ms REAL NOT NULL,
+        overhead_ms REAL NOT NULL,
+        prefix_status TEXT NOT NULL,   -- first | extends | broke | compaction | not-compared
+        history_items INTEGER NOT NULL,
+        prefix_digest TEXT,
+        shared_items INTEGER,
+        previous_items INTEGER,
+        previous_call_id TEXT,
+        divergence_path TEXT,
+        cause_kind TEXT,
+        cause TEXT,
+        divergence_view TEXT,
+        process_id TEXT NOT NULL,
+        process_started_at INTEGER NOT NULL
+      );
+      CREATE INDEX provider_calls_by_conversation ON provider_calls (tenant, conversation_id, seq);
+      CREATE INDEX provider_calls_by_time ON provider_calls (started_at);
+    `,
+  },
 ];

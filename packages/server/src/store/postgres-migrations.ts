@@ -130,4 +130,53 @@ export const postgresMigrations: readonly Migration[] = [
         WHERE length(bytes) > ${blobChunkBytes};
     `,
   },
+  {
+    version: 5,
+    description:
+      "usage records of provider calls: provider-reported tokens, timings, prefix comparison with the previous call",
+    sql: `
+      -- One row per provider call (O(1) bytes; divergence_view only where the prefix broke,
+      -- capped at 32 KiB). Times are ms since the Unix epoch, as in the SQLite store.
+      CREATE TABLE provider_calls (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        call_id text NOT NULL UNIQUE,
+        tenant text NOT NULL,
+        conversation_id text NOT NULL,
+        run_id text NOT NULL,
+        kind text NOT NULL,            -- model | summarizer
+        attempt integer NOT NULL,
+        epoch integer NOT NULL,
+        started_at bigint NOT NULL,
+        provider text NOT NULL,
+        model text NOT NULL,
+        catalog_model text NOT NULL,
+        outcome text NOT NULL,         -- ok | failed | cancelled
+        error_code text,
+        error_message text,
+        error_retryable boolean,
+        input_tokens bigint,           -- NULL: the provider reported no usage
+        cached_input_tokens bigint,
+        cache_write_tokens bigint,
+        cache_write_1h_tokens bigint,
+        output_tokens bigint,
+        ttft_ms double precision,
+        duration_ms double precision NOT NULL,
+        overhead_ms double precision NOT NULL,
+        prefix_status text NOT NULL,   -- first | extends | broke | compaction | not-compared
+        history_items integer NOT NULL,
+        prefix_digest text,
+        shared_items integer,
+        previous_items integer,
+        previous_call_id text,
+        divergence_path text,
+        cause_kind text,
+        cause text,
+        divergence_view text,
+        process_id text NOT NULL,
+        process_started_at bigint NOT NULL
+      );
+      CREATE INDEX provider_calls_by_conversation ON provider_calls (tenant, conversation_id, seq);
+      CREATE INDEX provider_calls_by_time ON provider_calls (started_at);
+    `,
+  },
 ];

@@ -19,6 +19,8 @@ import type {
 } from "./gateway-store.js";
 import { blobChunkBytes } from "./migrations.js";
 import { postgresMigrations } from "./postgres-migrations.js";
+import { PostgresProviderCalls } from "./postgres-provider-calls.js";
+import type { ProviderCallStore } from "./provider-call-store.js";
 import { StoreError } from "./store-error.js";
 
 /**
@@ -111,6 +113,7 @@ export class PostgresStore implements GatewayStore {
   #liveness: PgClient | undefined;
   #closed = false;
   #health: { readonly at: number; readonly result: Promise<void> } | undefined;
+  readonly providerCalls: ProviderCallStore;
 
   private constructor({
     pool,
@@ -126,6 +129,7 @@ export class PostgresStore implements GatewayStore {
     this.#pool = pool;
     this.#options = options;
     this.#holder = holder;
+    this.providerCalls = new PostgresProviderCalls(pool);
     this.#attachLiveness(liveness);
   }
 

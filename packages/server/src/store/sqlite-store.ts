@@ -18,6 +18,8 @@ import type {
   StoredTurn,
 } from "./gateway-store.js";
 import { blobChunkBytes, migrations } from "./migrations.js";
+import type { ProviderCallStore } from "./provider-call-store.js";
+import { SqliteProviderCalls } from "./sqlite-provider-calls.js";
 import { StoreError } from "./store-error.js";
 
 interface ConversationRow {
@@ -124,6 +126,7 @@ export class SqliteStore implements GatewayStore {
   readonly #statements!: ReturnType<typeof prepareStatements>;
   readonly #path: string;
   #health: { readonly at: number; readonly result: Promise<void> } | undefined;
+  readonly providerCalls!: ProviderCallStore;
 
   constructor({ path, now = Date.now }: { path: string; now?: () => number }) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -138,6 +141,7 @@ export class SqliteStore implements GatewayStore {
       refuseForeignDatabase(this.#db, path);
       this.#migrate();
       this.#statements = prepareStatements(this.#db);
+      this.providerCalls = new SqliteProviderCalls(this.#db);
     } catch (error) {
       this.#db.close();
       throw unusableDatabase(error, path);

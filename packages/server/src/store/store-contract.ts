@@ -9,6 +9,7 @@ import type { CanonicalMessage } from "@cursor/run";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { GatewayStore, HeadVersion } from "./gateway-store.js";
+import { describeProviderCallContract } from "./provider-call-contract.js";
 import { StoreError } from "./store-error.js";
 
 /**
@@ -31,7 +32,8 @@ export interface StoreFixture {
   breakStore(): Promise<void>;
   /** Rows of a table. */
   rowCount(
-    table: "blobs" | "blob_chunks" | "messages" | "turns" | "runs" | "client_blobs",
+    table:
+      "blobs" | "blob_chunks" | "messages" | "turns" | "runs" | "client_blobs" | "provider_calls",
   ): Promise<number>;
   /** Every row of every table as text: equal dumps, byte-identical content. */
   dump(): Promise<string>;
@@ -650,5 +652,7 @@ export function describeStoreContract(driver: StoreDriver): void {
         2_000,
       );
     });
+
+    describeProviderCallContract(() => fixture);
   });
 }
