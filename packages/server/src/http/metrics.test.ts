@@ -114,7 +114,8 @@ describe("GET /metrics of a gateway", () => {
         const response = await fetch(`${gateway.url}/metrics`);
         expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
         const families = parsePrometheusText(await response.text());
-        const labels = { provider: "openai-responses", model };
+        // The catalog id of the single-provider model (`byok/<provider model>`).
+        const labels = { provider: "openai-responses", model: `byok/${model}` };
         expect(
           sampleValue(families, "cursor_gateway_provider_calls_total", {
             ...labels,

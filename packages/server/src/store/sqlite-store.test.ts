@@ -214,7 +214,7 @@ describe("SqliteStore", () => {
       promptSpecInput: { mcpServers: [] },
     });
     expect(loaded?.messages).toEqual(messages);
-    expect(store.schemaVersion).toBe(4);
+    expect(store.schemaVersion).toBe(latestVersion);
     const check = new Database(join(dir, "gateway.sqlite"), { readonly: true });
     expect(check.prepare("SELECT COUNT(*) AS n FROM blob_chunks").get()).toEqual({ n: 4 });
     expect(
