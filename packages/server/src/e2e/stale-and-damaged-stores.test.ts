@@ -88,6 +88,50 @@ describe("a store behind the client (two processes, separate data folders, one s
     await verifyConversation(p2.url, c);
   });
 
+  it("a delta-form client: a stale store asks for the chain (409 checkpoint_incomplete), and the chain keeps turn 2", async () => {
+    const c = "stale-delta";
+    const deltaOf = (events: readonly { event: string; data: unknown }[]) =>
+      (events.find((event) => event.event === "checkpoint.delta")?.data as { delta: string }).delta;
+    const deltaTurn = async (
+      gateway: RunningGateway,
+      n: number,
+      sent: { checkpoint?: string; checkpointChain?: string[] },
+    ) => {
+      provider.reply = { type: "text", text: `Answer ${n}.` };
+      return streamRun(gateway.url, {
+        ...userTurn({ conversationId: c, turn: n }),
+        checkpointForm: "delta",
+        ...sent,
+      });
+    };
+    const one = await deltaTurn(p1, 1, {});
+    expect(runEnded(one.events)).toEqual({ reason: "completed" });
+    const d1 = deltaOf(one.events);
+    // P2 does not hold the conversation: it is given the chain.
+    const two = await deltaTurn(p2, 2, { checkpointChain: [d1] });
+    expect(runEnded(two.events)).toEqual({ reason: "completed" });
+    const d2 = deltaOf(two.events);
+    const turnTwoIds = await historyIds(p2, c);
+    // Back on P1, whose store has only turn 1: the last delta alone cannot say what turn 2 was.
+    const before = await conversationView(p1.url, c);
+    const calls = provider.fake.requests.length;
+    const refused = await deltaTurn(p1, 3, { checkpoint: d2 });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ error: { code: "checkpoint_incomplete" } });
+    expect(provider.fake.requests.length).toBe(calls);
+    expect(await conversationView(p1.url, c)).toEqual(before);
+    // With the chain, P1 adopts turn 2 and continues after it.
+    const three = await deltaTurn(p1, 3, { checkpointChain: [d1, d2] });
+    expect(runEnded(three.events)).toEqual({ reason: "completed" });
+    const ids = await historyIds(p1, c);
+    expect(ids.slice(0, turnTwoIds.length)).toEqual(turnTwoIds);
+    expect(ids).toHaveLength(turnTwoIds.length + 2);
+    // A delta the store is ahead of (P1 now holds turn 3) is accepted alone.
+    const four = await deltaTurn(p1, 4, { checkpoint: d2 });
+    expect(runEnded(four.events)).toEqual({ reason: "completed" });
+    await verifyConversation(p1.url, c);
+  });
+
   it("a checkpoint the store is ahead of changes nothing; a diverged one is a 409 saying where", async () => {
     const c = "diverged";
     const one = await turn(p1, c, 1);
