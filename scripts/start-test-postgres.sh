@@ -31,7 +31,17 @@ find_bindir() {
 # Runs a PostgreSQL binary as the user that owns the cluster.
 as_owner() {
   if [ "$(id -u)" = "0" ]; then
-    runuser -u postgres -- "$@"
+    # runuser lives in /usr/sbin or /sbin, which a minimal PATH may leave out.
+    local runuser_bin
+    runuser_bin="$(command -v runuser || true)"
+    for candidate in /usr/sbin/runuser /sbin/runuser; do
+      if [ -z "$runuser_bin" ] && [ -x "$candidate" ]; then runuser_bin="$candidate"; fi
+    done
+    if [ -z "$runuser_bin" ]; then
+      echo "start-test-postgres: runuser not found (util-linux): needed to run PostgreSQL as the postgres user" >&2
+      return 1
+    fi
+    "$runuser_bin" -u postgres -- "$@"
   else
     "$@"
   fi
