@@ -39,8 +39,8 @@ export interface LoadResult {
   readonly turns: number;
   /** Conversations streaming at once (one call in flight each). */
   readonly concurrency: number;
-  /** How the gateway ran. */
-  readonly gateway: "cursor-gateway serve (its own process, SQLite)";
+  /** How the gateway ran: the operator's command, its own process, SQLite in a fresh folder. */
+  readonly gateway: "cursor-gateway serve";
   /** Measured gateway calls (`POST /v1/runs`, one provider call each). */
   readonly calls: number;
   /** Wall time of the measured gateway waves, and calls per second over it. */
@@ -367,7 +367,7 @@ export async function measureLoad({
       conversations,
       turns,
       concurrency,
-      gateway: "cursor-gateway serve (its own process, SQLite)",
+      gateway: "cursor-gateway serve",
       calls: measuredCalls,
       gatewaySeconds,
       callsPerSecond: gatewayMs.size / gatewaySeconds,

@@ -12,7 +12,7 @@ export function loadHeadlines(results: BenchResults): string[] {
   const load = results.load;
   if (load === undefined) return [];
   return [
-    `Load, ${count(load.conversations)} conversations × ${load.turns} turns with tool rounds, ${load.concurrency} at once (${load.gateway}): ` +
+    `Load, ${count(load.conversations)} conversations × ${load.turns} turns with tool rounds, ${load.concurrency} at once, \`${load.gateway}\` in its own process: ` +
       `${load.callsPerSecond.toFixed(0)} calls/s (direct ${load.directCallsPerSecond.toFixed(0)}), ` +
       `+${milliseconds(load.addedMs.p50)} p50 / +${milliseconds(load.addedMs.p99)} p99 added per call, ` +
       `${load.errors === 0 ? "0 errors" : `**${load.errors} errors**`}; ${verdict(load)}`,
@@ -29,7 +29,7 @@ export function loadSection(results: BenchResults): string[] {
     "",
     `Every turn is a tool round: the user names a file, the model asks for \`read_file\`, the client posts the file ` +
       "(about the size of the other parts' tool results), the model answers from it: two provider calls. The gateway is " +
-      `\`${load.gateway.split(" (")[0]}\` in its own process (SQLite in a fresh data folder), the fake provider another ` +
+      `\`${load.gateway}\` in its own process (SQLite in a fresh data folder), the fake provider another ` +
       "process whose scripted agent (`--agent`) answers from the body alone, so streams at once need no shared reply " +
       `queue; the bench client is a third. Turn by turn, every conversation's turn goes through the gateway, ` +
       `${load.concurrency} conversations at once (a wave); then that wave's provider bodies, taken from the fake ` +

@@ -106,7 +106,7 @@ describe("renderReport", () => {
       "Checked: 44 messages, 20 usage records for 20 provider calls, 10 run records: all 6 conversations verified.",
     );
     expect(headlineFigures(results)).toContain(
-      "Load, 4 conversations × 2 turns with tool rounds, 2 at once (cursor-gateway serve (its own process, SQLite)): 32 calls/s (direct 64), +12 ms p50 / +24 ms p99 added per call, 0 errors; all 6 conversations verified",
+      "Load, 4 conversations × 2 turns with tool rounds, 2 at once, `cursor-gateway serve` in its own process: 32 calls/s (direct 64), +12 ms p50 / +24 ms p99 added per call, 0 errors; all 6 conversations verified",
     );
     expect(report).not.toContain("## Failed measurements");
     const failing = renderReport({

@@ -257,7 +257,7 @@ export function tinyResults(): BenchResults {
       conversations: 4,
       turns: 2,
       concurrency: 2,
-      gateway: "cursor-gateway serve (its own process, SQLite)",
+      gateway: "cursor-gateway serve",
       calls: 16,
       gatewaySeconds: 0.5,
       callsPerSecond: 32,
