@@ -6,7 +6,7 @@ import type { RunRequestBody, SessionRequestContext } from "@cursor/testkit";
 // posts the file, the agent answers from it.
 
 /** The same request context on every turn: the gateway adds it once and never again. */
-export const loadRequestContext: SessionRequestContext = {
+const loadRequestContext: SessionRequestContext = {
   rules: [
     {
       name: "style",
