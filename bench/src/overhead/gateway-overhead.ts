@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchGateway, unlimitedContextWindow } from "../harness/gateway-harness.js";
+import { unlimitedContextWindow } from "../harness/gateway-harness.js";
+import { GatewayProcess } from "../harness/gateway-process.js";
 import { getJson, sendSessionRequest } from "../harness/gateway-http.js";
 import { quantile } from "../stats.js";
 import { FakeProviderProcess } from "./fake-provider-process.js";
 import { PassThroughProxy } from "./pass-through-proxy.js";
+import { processCpuMs } from "./process-cpu.js";
 import { seededConversation } from "./seeded-conversation.js";
 import { timedStream } from "./timed-stream.js";
 import type { StreamTiming } from "./timed-stream.js";
@@ -50,6 +52,11 @@ export interface OverheadRow {
   readonly checkpointEventBytes: number;
   /** The full `checkpoint` form of the same head (`GET …/checkpoint`), once at the end. */
   readonly fullCheckpointBytes: number;
+  /**
+   * CPU time per measured call of the gateway process and of the pass-through proxy process
+   * (`/proc`, user + system; NaN elsewhere): what each hop costs, whatever the machine's load.
+   */
+  readonly cpuPerCallMs?: { readonly gateway: number; readonly proxy: number };
   /** Calls on any path that failed (non-200 or no completed end); must be 0. */
   readonly errors: number;
   /** Kept for older reports: the gateway's end-to-end figures. */
@@ -74,7 +81,8 @@ function quantiles(values: readonly number[]): Quantiles {
 
 /**
  * Part 4a, measured like the public gateway benchmarks: `concurrency` conversations with
- * `historyTurns` turns of history are resumed in an in-process gateway from client checkpoints
+ * `historyTurns` turns of history are resumed in a gateway process (`cursor-gateway serve`, like
+ * the pass-through proxy its own process) from client checkpoints
  * (setup, not measured). Then, round after round, each conversation gets a new user message
  * through the gateway (validation, turn preparation, projection, the provider package, store
  * commit, checkpoint, SSE), and the body the gateway sent is posted, byte for byte, straight to
@@ -100,7 +108,7 @@ export async function measureGatewayOverhead({
   const fake = await FakeProviderProcess.start();
   const proxy = await PassThroughProxy.start(fake.url);
   const dataDir = mkdtempSync(join(tmpdir(), "cursor-bench-overhead-"));
-  const gateway = await launchGateway({
+  const gateway = await GatewayProcess.start({
     provider: "openai-responses",
     providerURL: fake.openaiBaseURL,
     dataDir,
@@ -115,6 +123,15 @@ export async function measureGatewayOverhead({
   const deviations: string[] = [];
   const checkpointEventBytes: number[] = [];
   let fullCheckpointBytes = Number.NaN;
+  const cpuMs = { gateway: 0, proxy: 0 };
+  // A path's calls, with the CPU time its hop's process spent on them (measured rounds only).
+  const measuredPath = async (path: Path, bodies: readonly string[], measured: boolean) => {
+    const pid = path === "gateway" ? gateway.pid : path === "proxy" ? proxy.pid : undefined;
+    const before = processCpuMs(pid);
+    const timings = await runPath(path, bodies);
+    if (measured && path !== "direct") cpuMs[path] += processCpuMs(pid) - before;
+    return timings;
+  };
 
   const runPath = (path: Path, bodies: readonly string[]): Promise<StreamTiming[]> =>
     Promise.all(
@@ -176,7 +193,7 @@ export async function measureGatewayOverhead({
       const turns = conversations.map((conversation) => userTurn(conversation, round));
       // The gateway produces the round's provider bodies, so it goes first; the other two paths
       // alternate. Each round, every path streams all conversations at once.
-      const gatewayRun = await runPath("gateway", turns);
+      const gatewayRun = await measuredPath("gateway", turns, round >= 0);
       const providerBodies = await Promise.all(
         conversations.map(async ({ conversationId }) => {
           const answer = (await getJson(
@@ -195,8 +212,8 @@ export async function measureGatewayOverhead({
       );
       const first: Path = round % 2 === 0 ? "direct" : "proxy";
       const second: Path = first === "direct" ? "proxy" : "direct";
-      const firstRun = await runPath(first, providerBodies);
-      const secondRun = await runPath(second, providerBodies);
+      const firstRun = await measuredPath(first, providerBodies, round >= 0);
+      const secondRun = await measuredPath(second, providerBodies, round >= 0);
       if (round >= 0) {
         for (const timing of gatewayRun) checkpointEventBytes.push(deltaEventBytes(timing.text));
         times.gateway.push(...gatewayRun);
@@ -235,6 +252,10 @@ export async function measureGatewayOverhead({
     historyTurns,
     concurrency,
     samples: times.gateway.length,
+    cpuPerCallMs: {
+      gateway: cpuMs.gateway / times.gateway.length,
+      proxy: cpuMs.proxy / times.proxy.length,
+    },
     bodyBytes: quantile(bodyBytes, 0.5),
     stringifyMs: quantile(stringifyMs, 0.5),
     direct: {

@@ -34,6 +34,11 @@ export class PassThroughProxy {
     return new PassThroughProxy(url, child);
   }
 
+  /** The process id (its CPU time is read around the measured calls). */
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
   close(): Promise<void> {
     return new Promise((resolve) => {
       if (this.#child.exitCode !== null || this.#child.signalCode !== null) return resolve();

@@ -447,14 +447,18 @@ function overheadSection(results: BenchResults): string[] {
       "## 4. Gateway overhead",
       "",
       "Measured like the public gateway benchmarks. Conversations with the given history are resumed from client " +
-        "checkpoints in an in-process gateway (OpenAI Responses package; setup, not counted). Then, round after round, " +
+        "checkpoints in a gateway process (`cursor-gateway serve` of this build, OpenAI Responses package, SQLite; " +
+        "setup, not counted), its own process like the pass-through proxy, so the benchmark client's work never runs on " +
+        "the gateway's thread. Then, round after round, " +
         "each conversation gets a new user message through the gateway, and the provider body the gateway sent is posted " +
         "byte for byte straight to the fake provider (`direct`) and through a bare Node pass-through proxy in its own " +
         "process that pipes bytes without parsing (`proxy`: the floor of any Node gateway). The three paths alternate " +
         "round by round, all conversations of a path streaming at once; the fake provider (its own process) answers every " +
         "call with the same short text stream. Added = path − direct per sample (same body, same round); ratio = " +
         "gateway-added ÷ proxy-added. Targets: ratio ≤ 2 at p50 and ≤ 3 at p99; at 1 000 turns added end p50 ≤ one " +
-        "`JSON.stringify` of the body + 2× the proxy's.",
+        "`JSON.stringify` of the body + 2× the proxy's. CPU per call is the CPU time (user + system, from `/proc`) the " +
+        "gateway process and the proxy process spent on the measured calls, divided by the calls: unlike latency it " +
+        "does not depend on the machine's load.",
       "",
       markdownTable({
         header: [
@@ -471,6 +475,7 @@ function overheadSection(results: BenchResults): string[] {
           "gateway added end p50 / p95 / p99",
           "ratio end p50 / p99",
           "checkpoint event (delta / full)",
+          "CPU per call gateway / proxy",
           "errors",
         ],
         rows: results.overhead.map((row) => [
@@ -487,6 +492,10 @@ function overheadSection(results: BenchResults): string[] {
           `${milliseconds(row.gateway.addedEnd.p50)} / ${milliseconds(row.gateway.addedEnd.p95)} / ${milliseconds(row.gateway.addedEnd.p99)}`,
           `${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}`,
           `${bytes(row.checkpointEventBytes)} / ${bytes(row.fullCheckpointBytes)}`,
+          // Older reports have no CPU figures.
+          row.cpuPerCallMs === undefined
+            ? "—"
+            : `${milliseconds(row.cpuPerCallMs.gateway)} / ${milliseconds(row.cpuPerCallMs.proxy)}`,
           String(row.errors),
         ]),
       }),
