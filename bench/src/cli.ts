@@ -13,7 +13,7 @@ import type { BenchPart } from "./run-bench.js";
 
 const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores,wire,isolation,profile]
            [--out DIR] [--from FILE] [--baseline-server DIR]
-           [--history N,N] [--concurrency N,N]
+           [--history N,N] [--concurrency N,N] [--profile-requests N]
 
 Measures the gateway against its baselines and writes DIR/latest.md, DIR/latest.json and SVG
 charts. DIR defaults to bench/results for a full run (the committed figures the README quotes)
@@ -24,6 +24,7 @@ and to bench/results/quick (not committed) for --quick, so a quick run never rep
   --history      history lengths (turns) of the overhead and profile parts, e.g. 10,200
   --concurrency  conversations at once of the overhead part, e.g. 1 (a focused rerun while
                  optimising; the full report uses the defaults)
+  --profile-requests  requests the profile part profiles per history length (more: steadier)
   --baseline-server  another build's packages/server folder (built): the isolation part
             measures it too, on the same data, for a before/after comparison (repeatable)
 
@@ -42,7 +43,11 @@ function integers(option: string, text: string): number[] {
 
 function withOverheadFocus(
   settings: ReturnType<typeof benchSettings>,
-  focus: { history: string | undefined; concurrency: string | undefined },
+  focus: {
+    history: string | undefined;
+    concurrency: string | undefined;
+    profileRequests: string | undefined;
+  },
 ): ReturnType<typeof benchSettings> {
   const history = focus.history === undefined ? undefined : integers("history", focus.history);
   const concurrency =
@@ -53,6 +58,9 @@ function withOverheadFocus(
       ? {}
       : { overheadHistoryTurns: history, profileHistoryTurns: history }),
     ...(concurrency === undefined ? {} : { overheadConcurrency: concurrency }),
+    ...(focus.profileRequests === undefined
+      ? {}
+      : { profileRequests: integers("profile-requests", focus.profileRequests)[0]! }),
   };
 }
 
@@ -67,6 +75,7 @@ async function main(): Promise<void> {
       "baseline-server": { type: "string", multiple: true },
       history: { type: "string" },
       concurrency: { type: "string" },
+      "profile-requests": { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
@@ -80,6 +89,7 @@ async function main(): Promise<void> {
   const settings = withOverheadFocus(benchSettings(values.quick ? "quick" : "full"), {
     history: values.history,
     concurrency: values.concurrency,
+    profileRequests: values["profile-requests"],
   });
   const outDir = resolve(values.out ?? defaultOutDir(values.quick ? "quick" : "full"));
   let results: BenchResults;

@@ -6,7 +6,7 @@ import { GatewayProcess } from "../harness/gateway-process.js";
 import { getJson, sendSessionRequest } from "../harness/gateway-http.js";
 import { quantile } from "../stats.js";
 import { FakeProviderProcess } from "./fake-provider-process.js";
-import { PassThroughProxy } from "./pass-through-proxy.js";
+import { HopProcess } from "./hop-process.js";
 import { processCpuMs } from "./process-cpu.js";
 import { seededConversation } from "./seeded-conversation.js";
 import { timedStream } from "./timed-stream.js";
@@ -40,6 +40,11 @@ export interface OverheadRow {
   readonly stringifyMs: number;
   readonly direct: { readonly firstText: Quantiles; readonly end: Quantiles };
   readonly proxy: PathFigures;
+  /**
+   * Fastify + the official SDK relaying the same body (no history, store or checkpoint work):
+   * what the gateway's framework and transport cost on their own. Absent in older reports.
+   */
+  readonly relay?: PathFigures;
   readonly gateway: PathFigures;
   /** gateway-added ÷ pass-through-added (p50 and p99), to the first text delta and to the end. */
   readonly ratio: {
@@ -56,7 +61,11 @@ export interface OverheadRow {
    * CPU time per measured call of the gateway process and of the pass-through proxy process
    * (`/proc`, user + system; NaN elsewhere): what each hop costs, whatever the machine's load.
    */
-  readonly cpuPerCallMs?: { readonly gateway: number; readonly proxy: number };
+  readonly cpuPerCallMs?: {
+    readonly gateway: number;
+    readonly proxy: number;
+    readonly relay?: number;
+  };
   /** Calls on any path that failed (non-200 or no completed end); must be 0. */
   readonly errors: number;
   /** Kept for older reports: the gateway's end-to-end figures. */
@@ -73,7 +82,7 @@ interface ProviderRequestsAnswer {
   readonly requests: readonly { readonly body: unknown }[];
 }
 
-type Path = "direct" | "proxy" | "gateway";
+type Path = "direct" | "proxy" | "relay" | "gateway";
 
 function quantiles(values: readonly number[]): Quantiles {
   return { p50: quantile(values, 0.5), p95: quantile(values, 0.95), p99: quantile(values, 0.99) };
@@ -106,7 +115,8 @@ export async function measureGatewayOverhead({
   onProgress?: (done: number, total: number) => void;
 }): Promise<OverheadRow> {
   const fake = await FakeProviderProcess.start();
-  const proxy = await PassThroughProxy.start(fake.url);
+  const proxy = await HopProcess.start({ kind: "pass-through-proxy", upstream: fake.url });
+  const relay = await HopProcess.start({ kind: "sdk-relay", upstream: fake.url });
   const dataDir = mkdtempSync(join(tmpdir(), "cursor-bench-overhead-"));
   const gateway = await GatewayProcess.start({
     provider: "openai-responses",
@@ -116,17 +126,24 @@ export async function measureGatewayOverhead({
     contextWindow: unlimitedContextWindow,
   });
   const rounds = Math.max(3, Math.ceil(samples / concurrency));
-  const times: Record<Path, StreamTiming[]> = { direct: [], proxy: [], gateway: [] };
+  const times: Record<Path, StreamTiming[]> = { direct: [], proxy: [], relay: [], gateway: [] };
   const bodyBytes: number[] = [];
   const stringifyMs: number[] = [];
   let errors = 0;
   const deviations: string[] = [];
   const checkpointEventBytes: number[] = [];
   let fullCheckpointBytes = Number.NaN;
-  const cpuMs = { gateway: 0, proxy: 0 };
+  const cpuMs = { gateway: 0, proxy: 0, relay: 0 };
   // A path's calls, with the CPU time its hop's process spent on them (measured rounds only).
   const measuredPath = async (path: Path, bodies: readonly string[], measured: boolean) => {
-    const pid = path === "gateway" ? gateway.pid : path === "proxy" ? proxy.pid : undefined;
+    const pid =
+      path === "gateway"
+        ? gateway.pid
+        : path === "proxy"
+          ? proxy.pid
+          : path === "relay"
+            ? relay.pid
+            : undefined;
     const before = processCpuMs(pid);
     const timings = await runPath(path, bodies);
     if (measured && path !== "direct") cpuMs[path] += processCpuMs(pid) - before;
@@ -144,7 +161,7 @@ export async function measureGatewayOverhead({
                 marker: "event: text.delta",
               })
             : await timedStream({
-                url: `${path === "direct" ? fake.url : proxy.url}/v1/responses`,
+                url: `${path === "direct" ? fake.url : path === "proxy" ? proxy.url : relay.url}/v1/responses`,
                 body,
                 marker: "response.output_text.delta",
                 headers: { authorization: "Bearer bench-key" },
@@ -210,15 +227,15 @@ export async function measureGatewayOverhead({
           return json;
         }),
       );
-      const first: Path = round % 2 === 0 ? "direct" : "proxy";
-      const second: Path = first === "direct" ? "proxy" : "direct";
-      const firstRun = await measuredPath(first, providerBodies, round >= 0);
-      const secondRun = await measuredPath(second, providerBodies, round >= 0);
+      // The replaying paths in a rotating order, so none is always first after the gateway.
+      const replaying: Path[] = ["direct", "proxy", "relay"];
+      const order = replaying.map((_, index) => replaying[(index + round + 3) % 3]!);
+      const runs: Partial<Record<Path, StreamTiming[]>> = {};
+      for (const path of order) runs[path] = await measuredPath(path, providerBodies, round >= 0);
       if (round >= 0) {
         for (const timing of gatewayRun) checkpointEventBytes.push(deltaEventBytes(timing.text));
         times.gateway.push(...gatewayRun);
-        times[first].push(...firstRun);
-        times[second].push(...secondRun);
+        for (const path of order) times[path].push(...runs[path]!);
       }
       await fake.reset();
     }
@@ -231,6 +248,7 @@ export async function measureGatewayOverhead({
   } finally {
     await gateway.close();
     await proxy.close();
+    await relay.close();
     await fake.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -247,6 +265,7 @@ export async function measureGatewayOverhead({
     addedEnd: quantiles(added(path, end)),
   });
   const proxyFigures = figures("proxy");
+  const relayFigures = figures("relay");
   const gatewayFigures = figures("gateway");
   return {
     historyTurns,
@@ -255,6 +274,7 @@ export async function measureGatewayOverhead({
     cpuPerCallMs: {
       gateway: cpuMs.gateway / times.gateway.length,
       proxy: cpuMs.proxy / times.proxy.length,
+      relay: cpuMs.relay / times.relay.length,
     },
     bodyBytes: quantile(bodyBytes, 0.5),
     stringifyMs: quantile(stringifyMs, 0.5),
@@ -263,6 +283,7 @@ export async function measureGatewayOverhead({
       end: quantiles(series("direct", end)),
     },
     proxy: proxyFigures,
+    relay: relayFigures,
     gateway: gatewayFigures,
     ratio: {
       firstTextP50: gatewayFigures.addedFirstText.p50 / proxyFigures.addedFirstText.p50,

@@ -58,7 +58,7 @@ export function headlineFigures(results: BenchResults): string[] {
   }
   for (const row of results.overhead) {
     lines.push(
-      `Gateway overhead at ${row.historyTurns} turns of history, ${row.concurrency} at once: +${milliseconds(row.gateway.addedEnd.p50)} p50 / +${milliseconds(row.gateway.addedEnd.p99)} p99 to the end (pass-through proxy +${milliseconds(row.proxy.addedEnd.p50)} / +${milliseconds(row.proxy.addedEnd.p99)}: ${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}), first text ${ratio(row.ratio.firstTextP50)} p50`,
+      `Gateway overhead at ${row.historyTurns} turns of history, ${row.concurrency} at once: +${milliseconds(row.gateway.addedEnd.p50)} p50 / +${milliseconds(row.gateway.addedEnd.p99)} p99 to the end (pass-through proxy +${milliseconds(row.proxy.addedEnd.p50)} / +${milliseconds(row.proxy.addedEnd.p99)}: ${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}), first text ${ratio(row.ratio.firstTextP50)} p50${row.relay === undefined ? "" : `; SDK relay +${milliseconds(row.relay.addedEnd.p50)}`}${row.cpuPerCallMs === undefined ? "" : `; CPU per call ${milliseconds(row.cpuPerCallMs.gateway)} vs proxy ${milliseconds(row.cpuPerCallMs.proxy)}${row.cpuPerCallMs.relay === undefined ? "" : ` and relay ${milliseconds(row.cpuPerCallMs.relay)}`}`}`,
     );
   }
   lines.push(...isolationHeadlines(results));
@@ -456,7 +456,9 @@ function overheadSection(results: BenchResults): string[] {
         "round by round, all conversations of a path streaming at once; the fake provider (its own process) answers every " +
         "call with the same short text stream. Added = path − direct per sample (same body, same round); ratio = " +
         "gateway-added ÷ proxy-added. Targets: ratio ≤ 2 at p50 and ≤ 3 at p99; at 1 000 turns added end p50 ≤ one " +
-        "`JSON.stringify` of the body + 2× the proxy's. CPU per call is the CPU time (user + system, from `/proc`) the " +
+        "`JSON.stringify` of the body + 2× the proxy's. A fourth path, the SDK relay, is this design's floor: a Fastify " +
+        "server in its own process handing the same body to the official OpenAI SDK and re-emitting its text deltas, " +
+        "without any of the gateway's work (history, store, checkpoint, usage records). CPU per call is the CPU time (user + system, from `/proc`) the " +
         "gateway process and the proxy process spent on the measured calls, divided by the calls: unlike latency it " +
         "does not depend on the machine's load.",
       "",
@@ -474,8 +476,9 @@ function overheadSection(results: BenchResults): string[] {
           "proxy added end p50 / p95 / p99",
           "gateway added end p50 / p95 / p99",
           "ratio end p50 / p99",
+          "SDK relay added end p50 / p99",
           "checkpoint event (delta / full)",
-          "CPU per call gateway / proxy",
+          "CPU per call gateway / proxy / relay",
           "errors",
         ],
         rows: results.overhead.map((row) => [
@@ -491,11 +494,16 @@ function overheadSection(results: BenchResults): string[] {
           `${milliseconds(row.proxy.addedEnd.p50)} / ${milliseconds(row.proxy.addedEnd.p95)} / ${milliseconds(row.proxy.addedEnd.p99)}`,
           `${milliseconds(row.gateway.addedEnd.p50)} / ${milliseconds(row.gateway.addedEnd.p95)} / ${milliseconds(row.gateway.addedEnd.p99)}`,
           `${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}`,
+          // Older reports have no relay or CPU figures.
+          row.relay === undefined
+            ? "—"
+            : `${milliseconds(row.relay.addedEnd.p50)} / ${milliseconds(row.relay.addedEnd.p99)}`,
           `${bytes(row.checkpointEventBytes)} / ${bytes(row.fullCheckpointBytes)}`,
-          // Older reports have no CPU figures.
           row.cpuPerCallMs === undefined
             ? "—"
-            : `${milliseconds(row.cpuPerCallMs.gateway)} / ${milliseconds(row.cpuPerCallMs.proxy)}`,
+            : [row.cpuPerCallMs.gateway, row.cpuPerCallMs.proxy, row.cpuPerCallMs.relay]
+                .map((value) => (value === undefined ? "—" : milliseconds(value)))
+                .join(" / "),
           String(row.errors),
         ]),
       }),

@@ -3,12 +3,19 @@ import type { ChildProcess } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** The overhead part's floors, each built beside the CLI and run as its own process. */
+export type HopKind =
+  /** `pass-through-proxy-main.ts`: pipes bytes both ways, parses nothing (any Node hop's floor). */
+  | "pass-through-proxy"
+  /** `sdk-relay-main.ts`: Fastify + the official SDK relaying the body (this design's floor). */
+  | "sdk-relay";
+
 /**
- * The bare pass-through proxy (`pass-through-proxy-main.ts`, built as `dist/pass-through-proxy.js` beside the CLI) as its
- * own process in front of `upstream`: the same body through it, through the gateway and straight
- * to the provider shows what any Node hop costs and what the gateway adds on top.
+ * A hop in front of `upstream` as its own process: the same body through it, through the gateway
+ * and straight to the provider shows what a hop of that kind costs and what the gateway adds on
+ * top.
  */
-export class PassThroughProxy {
+export class HopProcess {
   readonly url: string;
   readonly #child: ChildProcess;
 
@@ -17,8 +24,8 @@ export class PassThroughProxy {
     this.#child = child;
   }
 
-  static async start(upstream: string): Promise<PassThroughProxy> {
-    const main = join(dirname(fileURLToPath(import.meta.url)), "pass-through-proxy.js");
+  static async start({ kind, upstream }: { kind: HopKind; upstream: string }): Promise<HopProcess> {
+    const main = join(dirname(fileURLToPath(import.meta.url)), `${kind}.js`);
     const child = spawn(process.execPath, [main, upstream], {
       stdio: ["ignore", "pipe", "inherit"],
     });
@@ -29,9 +36,9 @@ export class PassThroughProxy {
         const match = /listening on (http:\/\/\S+)/.exec(output);
         if (match) resolve(match[1]!);
       });
-      child.once("exit", (code) => reject(new Error(`the proxy exited ${code}: ${output}`)));
+      child.once("exit", (code) => reject(new Error(`the ${kind} exited ${code}: ${output}`)));
     });
-    return new PassThroughProxy(url, child);
+    return new HopProcess(url, child);
   }
 
   /** The process id (its CPU time is read around the measured calls). */
