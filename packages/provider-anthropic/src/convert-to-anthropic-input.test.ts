@@ -245,7 +245,8 @@ describe("convertToAnthropicInput", () => {
     const first = convertToAnthropicInput(history);
     const longer = deepFreeze([...history, userText("user:2", "user", "Thanks.")]);
     const second = convertToAnthropicInput(longer);
-    const blocks = (result: typeof first) => result.messages.flatMap((message) => message.content);
+    const blocks = (result: typeof first): readonly unknown[] =>
+      result.messages.flatMap((message): readonly unknown[] => message.content);
     blocks(first).forEach((block, index) => expect(blocks(second)[index]).toBe(block));
     // The merged last user message is a new array: the earlier body is unchanged.
     expect(first.messages[2]!.content).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { deepFreeze } from "@cursor/run";
-import type { ModelMessage } from "@cursor/run";
+import type { ModelMessage, ModelToolMessage } from "@cursor/run";
 import { describe, expect, it } from "vitest";
 import { convertToOpenAIResponsesInput } from "./convert-to-openai-responses-input.js";
 
@@ -68,7 +68,9 @@ describe("convertToOpenAIResponsesInput", () => {
     // After a compaction the same message can sit at another index.
     const moved = convertToOpenAIResponsesInput(frozen.slice(1));
     expect(moved.warnings.map((warning) => warning.path)).toEqual(["messages[2]"]);
-    const open = structuredClone(messages[2]!) as Extract<ModelMessage, { role: "tool" }>;
+    const open = structuredClone(messages[2]!) as {
+      -readonly [K in keyof ModelToolMessage]: ModelToolMessage[K];
+    };
     const before = convertToOpenAIResponsesInput([open]).input[0];
     open.content = "changed";
     expect(convertToOpenAIResponsesInput([open]).input[0]).not.toEqual(before);
