@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { benchCheckpointSecret } from "../harness/gateway-harness.js";
 import { getJson } from "../harness/gateway-http.js";
+import { GatewayProcess } from "../harness/gateway-process.js";
 import { readCallRecords } from "../harness/gateway-records.js";
 import { FakeProviderProcess } from "../overhead/fake-provider-process.js";
 import type { FakeCallRecord } from "../overhead/fake-provider-process.js";
+import { processCpuMs } from "../overhead/process-cpu.js";
 import { timedStream } from "../overhead/timed-stream.js";
 import { quantile } from "../stats.js";
-import { GatewayProcess } from "../stores/gateway-process.js";
 import {
   loadConversationId,
   loadFilePath,
@@ -46,6 +46,11 @@ export interface LoadResult {
   /** Wall time of the measured gateway waves, and calls per second over it. */
   readonly gatewaySeconds: number;
   readonly callsPerSecond: number;
+  /**
+   * CPU time (user + system) of the gateway process per measured call, from /proc (NaN
+   * without it): what a call costs the gateway whatever the machine's load.
+   */
+  readonly gatewayCpuMsPerCall: number;
   /** The same bodies straight to the fake provider, at the same concurrency. */
   readonly directSeconds: number;
   readonly directCallsPerSecond: number;
@@ -147,13 +152,12 @@ export async function measureLoad({
   };
   try {
     gateway = await GatewayProcess.start({
-      CURSOR_GATEWAY_DATA_DIR: dataDir,
-      CURSOR_GATEWAY_PROVIDER: "openai-responses",
-      OPENAI_API_KEY: "bench-key",
-      OPENAI_BASE_URL: fake.openaiBaseURL,
-      CURSOR_GATEWAY_CHECKPOINT_SECRET: benchCheckpointSecret,
+      provider: "openai-responses",
+      providerURL: fake.openaiBaseURL,
+      dataDir,
     });
     const gatewayURL = gateway.url;
+    const gatewayPid = gateway.pid;
     const measured = Array.from({ length: conversations }, (_, index) => loadConversationId(index));
     const warmUp = Array.from({ length: concurrency }, (_, index) =>
       loadConversationId(conversations + index),
@@ -163,6 +167,7 @@ export async function measureLoad({
     const bodyBytes: number[] = [];
     const providerCalls = new Map<string, number>();
     let gatewaySeconds = 0;
+    let gatewayCpuMs = 0;
     let directSeconds = 0;
 
     /** One turn of one conversation through the gateway: its two calls, one after the other. */
@@ -276,11 +281,13 @@ export async function measureLoad({
     await fake.reset();
     onProgress?.(1, totalSteps);
     for (let turn = 1; turn <= turns; turn += 1) {
+      const cpuBefore = processCpuMs(gatewayPid);
       gatewaySeconds += await pooled({
         items: measured,
         concurrency,
         work: (conversationId) => gatewayTurn({ conversationId, turn, timings: gatewayMs }),
       });
+      gatewayCpuMs += processCpuMs(gatewayPid) - cpuBefore;
       const records = await fake.records();
       await fake.reset();
       const bodies = waveBodies(records, turn);
@@ -323,7 +330,7 @@ export async function measureLoad({
         });
       },
     });
-    await gateway.stop();
+    await gateway.close();
     gateway = undefined;
     const runs = readRunRecords(join(dataDir, "gateway.sqlite"));
     const problems: string[] = [];
@@ -371,6 +378,7 @@ export async function measureLoad({
       calls: measuredCalls,
       gatewaySeconds,
       callsPerSecond: gatewayMs.size / gatewaySeconds,
+      gatewayCpuMsPerCall: gatewayCpuMs / gatewayMs.size,
       directSeconds,
       directCallsPerSecond: directMs.size / directSeconds,
       gatewayMs: quantiles([...gatewayMs.values()]),
@@ -389,7 +397,7 @@ export async function measureLoad({
       providerCalls: [...providerCalls.values()].reduce((sum, calls) => sum + calls, 0),
     };
   } finally {
-    await gateway?.stop();
+    await gateway?.close();
     await fake.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -14,6 +14,9 @@ export function loadHeadlines(results: BenchResults): string[] {
   return [
     `Load, ${count(load.conversations)} conversations × ${load.turns} turns with tool rounds, ${load.concurrency} at once, \`${load.gateway}\` in its own process: ` +
       `${load.callsPerSecond.toFixed(0)} calls/s (direct ${load.directCallsPerSecond.toFixed(0)}), ` +
+      (Number.isFinite(load.gatewayCpuMsPerCall)
+        ? `${milliseconds(load.gatewayCpuMsPerCall)} of gateway CPU per call, `
+        : "") +
       `+${milliseconds(load.addedMs.p50)} p50 / +${milliseconds(load.addedMs.p99)} p99 added per call, ` +
       `${load.errors === 0 ? "0 errors" : `**${load.errors} errors**`}; ${verdict(load)}`,
   ];
@@ -36,12 +39,15 @@ export function loadSection(results: BenchResults): string[] {
       "provider's own record of what it received, are sent byte for byte straight to it at the same concurrency " +
       "(direct). The two paths alternate wave by wave; added = gateway − direct per call on the same body. " +
       `A warm-up wave of ${warmUp} more conversations (one turn) goes first and is not counted. Calls per second = ` +
-      "completed calls ÷ the waves' wall time (each wave ends with fewer streams than it starts with).",
+      "completed calls ÷ the waves' wall time (each wave ends with fewer streams than it starts with); gateway CPU " +
+      "per call = the gateway process's user + system time over the measured waves (`/proc`) ÷ its calls, which the " +
+      "machine's load does not change.",
     "",
     markdownTable({
       header: [
         "calls",
         "calls/s (direct)",
+        "gateway CPU per call",
         "gateway p50 / p95 / p99",
         "direct p50 / p95 / p99",
         "added p50 / p95 / p99",
@@ -52,6 +58,10 @@ export function loadSection(results: BenchResults): string[] {
         [
           count(load.calls),
           `${load.callsPerSecond.toFixed(1)} (${load.directCallsPerSecond.toFixed(1)})`,
+          // NaN without /proc (absent in older results).
+          Number.isFinite(load.gatewayCpuMsPerCall)
+            ? milliseconds(load.gatewayCpuMsPerCall)
+            : "n/a",
           `${milliseconds(load.gatewayMs.p50)} / ${milliseconds(load.gatewayMs.p95)} / ${milliseconds(load.gatewayMs.p99)}`,
           `${milliseconds(load.directMs.p50)} / ${milliseconds(load.directMs.p95)} / ${milliseconds(load.directMs.p99)}`,
           `${milliseconds(load.addedMs.p50)} / ${milliseconds(load.addedMs.p95)} / ${milliseconds(load.addedMs.p99)}`,

@@ -100,13 +100,13 @@ describe("renderReport", () => {
 
   it("shows the load part's throughput, added latency and verification, and failures loudly", () => {
     expect(report).toContain(
-      "| 16 | 32.0 (64.0) | 20 ms / 30 ms / 40 ms | 8.0 ms / 12 ms / 16 ms | 12 ms / 18 ms / 24 ms | 30.0 kB / 36.0 kB | 0 |",
+      "| 16 | 32.0 (64.0) | 9.5 ms | 20 ms / 30 ms / 40 ms | 8.0 ms / 12 ms / 16 ms | 12 ms / 18 ms / 24 ms | 30.0 kB / 36.0 kB | 0 |",
     );
     expect(report).toContain(
       "Checked: 44 messages, 20 usage records for 20 provider calls, 10 run records: all 6 conversations verified.",
     );
     expect(headlineFigures(results)).toContain(
-      "Load, 4 conversations × 2 turns with tool rounds, 2 at once, `cursor-gateway serve` in its own process: 32 calls/s (direct 64), +12 ms p50 / +24 ms p99 added per call, 0 errors; all 6 conversations verified",
+      "Load, 4 conversations × 2 turns with tool rounds, 2 at once, `cursor-gateway serve` in its own process: 32 calls/s (direct 64), 9.5 ms of gateway CPU per call, +12 ms p50 / +24 ms p99 added per call, 0 errors; all 6 conversations verified",
     );
     expect(report).not.toContain("## Failed measurements");
     const failing = renderReport({

@@ -261,6 +261,7 @@ export function tinyResults(): BenchResults {
       calls: 16,
       gatewaySeconds: 0.5,
       callsPerSecond: 32,
+      gatewayCpuMsPerCall: 9.5,
       directSeconds: 0.25,
       directCallsPerSecond: 64,
       gatewayMs: q(20),
