@@ -84,6 +84,11 @@ interface ProviderRequestsAnswer {
 
 type Path = "direct" | "proxy" | "relay" | "gateway";
 
+/** gateway-added ÷ proxy-added; NaN when the proxy's added time is not positive. */
+export function addedRatio(gateway: number, proxy: number): number {
+  return proxy > 0 ? gateway / proxy : Number.NaN;
+}
+
 function quantiles(values: readonly number[]): Quantiles {
   return { p50: quantile(values, 0.5), p95: quantile(values, 0.95), p99: quantile(values, 0.99) };
 }
@@ -285,11 +290,13 @@ export async function measureGatewayOverhead({
     proxy: proxyFigures,
     relay: relayFigures,
     gateway: gatewayFigures,
+    // A proxy that added nothing measurable (noise made the paired difference ≤ 0) has no
+    // ratio: NaN, shown as "–", rather than a meaningless negative one.
     ratio: {
-      firstTextP50: gatewayFigures.addedFirstText.p50 / proxyFigures.addedFirstText.p50,
-      endP50: gatewayFigures.addedEnd.p50 / proxyFigures.addedEnd.p50,
-      firstTextP99: gatewayFigures.addedFirstText.p99 / proxyFigures.addedFirstText.p99,
-      endP99: gatewayFigures.addedEnd.p99 / proxyFigures.addedEnd.p99,
+      firstTextP50: addedRatio(gatewayFigures.addedFirstText.p50, proxyFigures.addedFirstText.p50),
+      endP50: addedRatio(gatewayFigures.addedEnd.p50, proxyFigures.addedEnd.p50),
+      firstTextP99: addedRatio(gatewayFigures.addedFirstText.p99, proxyFigures.addedFirstText.p99),
+      endP99: addedRatio(gatewayFigures.addedEnd.p99, proxyFigures.addedEnd.p99),
     },
     checkpointEventBytes: quantile(checkpointEventBytes, 0.5),
     fullCheckpointBytes,

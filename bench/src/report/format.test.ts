@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  signedMilliseconds,
   bytes,
   count,
   dollars,
@@ -33,5 +34,14 @@ describe("report number formats", () => {
     expect(markdownTable({ header: ["a", "b"], rows: [["x|y", "1"]] })).toBe(
       "| a | b |\n| :-- | --: |\n| x\\|y | 1 |",
     );
+  });
+});
+
+describe("signedMilliseconds", () => {
+  it("signs an added time either way, with the precision of its size", () => {
+    expect(signedMilliseconds(3.24)).toBe("+3.2 ms");
+    expect(signedMilliseconds(-342.25)).toBe("−342 ms");
+    expect(signedMilliseconds(-0.5)).toBe("−0.50 ms");
+    expect(signedMilliseconds(Number.NaN)).toBe("–");
   });
 });

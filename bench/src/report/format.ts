@@ -14,9 +14,16 @@ export function bytes(value: number): string {
 export function milliseconds(value: number): string {
   if (!Number.isFinite(value)) return "–";
   if (value === 0) return "0 ms";
-  if (value < 1) return `${value.toFixed(2)} ms`;
-  if (value < 10) return `${value.toFixed(1)} ms`;
+  const size = Math.abs(value);
+  if (size < 1) return `${value.toFixed(2)} ms`;
+  if (size < 10) return `${value.toFixed(1)} ms`;
   return `${Math.round(value)} ms`;
+}
+
+/** An added (paired) time with its sign: `+3.2 ms`, or `−1.8 ms` when noise made it negative. */
+export function signedMilliseconds(value: number): string {
+  if (!Number.isFinite(value)) return "–";
+  return value < 0 ? `−${milliseconds(-value)}` : `+${milliseconds(value)}`;
 }
 
 export function tokens(value: number): string {

@@ -1,5 +1,5 @@
 import type { BenchResults } from "../bench-results.js";
-import { bytes, count, markdownTable, milliseconds } from "./format.js";
+import { bytes, count, markdownTable, milliseconds, signedMilliseconds } from "./format.js";
 
 function verdict(load: NonNullable<BenchResults["load"]>): string {
   return load.verificationProblems === 0
@@ -17,7 +17,7 @@ export function loadHeadlines(results: BenchResults): string[] {
       (Number.isFinite(load.gatewayCpuMsPerCall)
         ? `${milliseconds(load.gatewayCpuMsPerCall)} of gateway CPU per call, `
         : "") +
-      `+${milliseconds(load.addedMs.p50)} p50 / +${milliseconds(load.addedMs.p99)} p99 added per call, ` +
+      `${signedMilliseconds(load.addedMs.p50)} p50 / ${signedMilliseconds(load.addedMs.p99)} p99 added per call, ` +
       `${load.errors === 0 ? "0 errors" : `**${load.errors} errors**`}; ${verdict(load)}`,
   ];
 }

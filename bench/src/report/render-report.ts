@@ -19,6 +19,7 @@ import {
   milliseconds,
   percent,
   ratio,
+  signedMilliseconds,
   tokens,
 } from "./format.js";
 
@@ -59,7 +60,7 @@ export function headlineFigures(results: BenchResults): string[] {
   }
   for (const row of results.overhead) {
     lines.push(
-      `Gateway overhead at ${row.historyTurns} turns of history, ${row.concurrency} at once: +${milliseconds(row.gateway.addedEnd.p50)} p50 / +${milliseconds(row.gateway.addedEnd.p99)} p99 to the end (pass-through proxy +${milliseconds(row.proxy.addedEnd.p50)} / +${milliseconds(row.proxy.addedEnd.p99)}: ${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}), first text ${ratio(row.ratio.firstTextP50)} p50${row.relay === undefined ? "" : `; SDK relay +${milliseconds(row.relay.addedEnd.p50)}`}${row.cpuPerCallMs === undefined ? "" : `; CPU per call ${milliseconds(row.cpuPerCallMs.gateway)} vs proxy ${milliseconds(row.cpuPerCallMs.proxy)}${row.cpuPerCallMs.relay === undefined ? "" : ` and relay ${milliseconds(row.cpuPerCallMs.relay)}`}`}`,
+      `Gateway overhead at ${row.historyTurns} turns of history, ${row.concurrency} at once: ${signedMilliseconds(row.gateway.addedEnd.p50)} p50 / ${signedMilliseconds(row.gateway.addedEnd.p99)} p99 to the end (pass-through proxy ${signedMilliseconds(row.proxy.addedEnd.p50)} / ${signedMilliseconds(row.proxy.addedEnd.p99)}: ${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}), first text ${ratio(row.ratio.firstTextP50)} p50${row.relay === undefined ? "" : `; SDK relay ${signedMilliseconds(row.relay.addedEnd.p50)}`}${row.cpuPerCallMs === undefined ? "" : `; CPU per call ${milliseconds(row.cpuPerCallMs.gateway)} vs proxy ${milliseconds(row.cpuPerCallMs.proxy)}${row.cpuPerCallMs.relay === undefined ? "" : ` and relay ${milliseconds(row.cpuPerCallMs.relay)}`}`}`,
     );
   }
   lines.push(...isolationHeadlines(results));
@@ -75,7 +76,7 @@ export function headlineFigures(results: BenchResults): string[] {
       `Stores, ${stores.clients} conversations at once: ${stores.rows
         .map(
           (row) =>
-            `${storeSetupLabels[row.setup]} ${row.requestsPerSecond.toFixed(0)} req/s, +${milliseconds(row.gatewayP50Ms - row.directP50Ms)} p50`,
+            `${storeSetupLabels[row.setup]} ${row.requestsPerSecond.toFixed(0)} req/s, ${signedMilliseconds(row.gatewayP50Ms - row.directP50Ms)} p50`,
         )
         .join(
           "; ",
@@ -90,7 +91,7 @@ export function headlineFigures(results: BenchResults): string[] {
   const wireRows = results.wire?.history ?? [];
   if (wireRows.length > 0) {
     lines.push(
-      `Cursor wire added latency per turn: ${wireRows.map((row) => `+${milliseconds(row.addedP50Ms)} p50 at ${count(row.historyTurns)} turns`).join(", ")} (with every blob attached: ${wireRows.map((row) => `+${milliseconds(row.attachedAddedP50Ms)}`).join(", ")}); KV per turn ${wireRows.map((row) => `${bytes(row.kv.meanBytes)} at ${count(row.historyTurns)}`).join(", ")}`,
+      `Cursor wire added latency per turn: ${wireRows.map((row) => `${signedMilliseconds(row.addedP50Ms)} p50 at ${count(row.historyTurns)} turns`).join(", ")} (with every blob attached: ${wireRows.map((row) => `${signedMilliseconds(row.attachedAddedP50Ms)}`).join(", ")}); KV per turn ${wireRows.map((row) => `${bytes(row.kv.meanBytes)} at ${count(row.historyTurns)}`).join(", ")}`,
     );
   }
   return lines;
