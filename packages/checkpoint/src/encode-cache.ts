@@ -1,6 +1,7 @@
 import { sha256Hex } from "@cursor/run";
 import { deflateRawSync } from "node:zlib";
 import { encodeBase64Url } from "./token-codec.js";
+import { tokenSegmentSize } from "./token-header.js";
 import { encodeSegmentContent } from "./token-segment.js";
 import type { SegmentBlob } from "./token-segment.js";
 
@@ -14,9 +15,18 @@ export interface CheckpointEncodeCacheStats {
   readonly bytesCompressed: number;
   /** Segments held now. */
   readonly entries: number;
-  /** Encoded bytes held now. */
+  /** Bytes held now: the encoded parts, their keys and bookkeeping (an estimate of the heap). */
   readonly cachedBytes: number;
 }
+
+/**
+ * What a cache keeps. `shared` (the default): every segment it encoded, for any number of
+ * conversations, until `maxBytes`. `conversation`: a cache that serves one growing head keeps
+ * only the full segments of its latest token (a segment that is not full changes with the next
+ * append, and the segments of an earlier head are never asked for again), so it holds about the
+ * compressed size of that head and never more.
+ */
+export type CheckpointEncodeCacheScope = "shared" | "conversation";
 
 /**
  * Lets `encodeCheckpoint` reuse the compressed segments of earlier encodings: a full segment of a
@@ -57,15 +67,33 @@ interface ObjectsEntry {
 
 export class SegmentStore {
   readonly #maxBytes: number;
+  readonly #scope: CheckpointEncodeCacheScope;
   readonly #entries = new Map<string, EncodedSegment>();
+  /** Keys of the segments the encoding in progress used (`conversation` scope). */
+  #used = new Set<string>();
   #byFirstObject = new WeakMap<object, ObjectsEntry>();
   #cachedBytes = 0;
   #segmentsReused = 0;
   #segmentsCompressed = 0;
   #bytesCompressed = 0;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, scope: CheckpointEncodeCacheScope = "shared") {
     this.#maxBytes = maxBytes;
+    this.#scope = scope;
+  }
+
+  /** Called before an encoding: from here on, the segments it uses are tracked. */
+  beginEncoding(): void {
+    this.#used = new Set();
+  }
+
+  /** Called after a successful encoding: a `conversation` cache drops what that token did not use. */
+  endEncoding(): void {
+    if (this.#scope !== "conversation") return;
+    for (const [key, segment] of this.#entries) {
+      if (!this.#used.has(key)) this.#delete(key, segment);
+    }
+    this.#used = new Set();
   }
 
   get stats(): CheckpointEncodeCacheStats {
@@ -115,7 +143,9 @@ export class SegmentStore {
     items: readonly unknown[];
     blobs: () => SegmentBlob[];
   }): EncodedSegment {
-    const key = `${kind}${ids.join("")}`;
+    // A digest of the ids, not the ids themselves: the key of a 32-blob segment would otherwise
+    // be 2 KiB of hex held twice (map key and object memo) for every segment kept.
+    const key = `${kind}${sha256Hex(ids.join(""))}`;
     const cached = this.#hit(key);
     if (cached !== undefined) {
       this.#rememberObjects(kind, key, items);
@@ -134,8 +164,11 @@ export class SegmentStore {
     };
     this.#segmentsCompressed += 1;
     this.#bytesCompressed += content.byteLength;
-    this.#insert(key, segment);
-    this.#rememberObjects(kind, key, items);
+    // A segment that is not full changes with the next append: a one-head cache does not keep it.
+    if (this.#scope === "shared" || ids.length === tokenSegmentSize) {
+      this.#insert(key, segment);
+      this.#rememberObjects(kind, key, items);
+    }
     return segment;
   }
 
@@ -145,6 +178,7 @@ export class SegmentStore {
     // Re-insert: Map order is the eviction order, oldest use first.
     this.#entries.delete(key);
     this.#entries.set(key, cached);
+    if (this.#scope === "conversation") this.#used.add(key);
     this.#segmentsReused += 1;
     return cached;
   }
@@ -165,28 +199,44 @@ export class SegmentStore {
   }
 
   #insert(key: string, segment: EncodedSegment): void {
-    const cost = segment.part.length + key.length;
+    const cost = segmentCost(key, segment);
     if (cost > this.#maxBytes) return;
     this.#entries.set(key, segment);
+    if (this.#scope === "conversation") this.#used.add(key);
     this.#cachedBytes += cost;
     for (const [oldKey, old] of this.#entries) {
       if (this.#cachedBytes <= this.#maxBytes) break;
-      this.#entries.delete(oldKey);
-      this.#cachedBytes -= old.part.length + oldKey.length;
+      this.#delete(oldKey, old);
     }
   }
+
+  #delete(key: string, segment: EncodedSegment): void {
+    this.#entries.delete(key);
+    this.#cachedBytes -= segmentCost(key, segment);
+  }
+}
+
+/**
+ * What a held segment costs: its base64url part and its key (one byte a character), the ids
+ * array (a pointer each: the strings are the messages' own digests) and the object around them.
+ */
+function segmentCost(key: string, segment: EncodedSegment): number {
+  return segment.part.length + key.length + segment.digest.length + 8 * segment.ids.length + 160;
 }
 
 const stores = new WeakMap<CheckpointEncodeCache, SegmentStore>();
 
 /**
- * Creates a cache for `encodeCheckpoint`. One per process is enough; `maxBytes` (default 64 MiB)
- * bounds what it holds, least recently used segments leaving first.
+ * Creates a cache for `encodeCheckpoint`. One per process is enough (`scope: "shared"`, the
+ * default); `maxBytes` (default 64 MiB) bounds what it holds, least recently used segments
+ * leaving first. A cache that only ever encodes one conversation's growing head should say
+ * `scope: "conversation"` (see `CheckpointEncodeCacheScope`).
  */
 export function createCheckpointEncodeCache({
   maxBytes = 64 * 1024 * 1024,
-}: { maxBytes?: number } = {}): CheckpointEncodeCache {
-  const store = new SegmentStore(maxBytes);
+  scope = "shared",
+}: { maxBytes?: number; scope?: CheckpointEncodeCacheScope } = {}): CheckpointEncodeCache {
+  const store = new SegmentStore(maxBytes, scope);
   const cache: CheckpointEncodeCache = Object.freeze({
     get stats() {
       return store.stats;

@@ -130,6 +130,33 @@ describe("encodeCheckpoint", () => {
     ).toThrow(TypeError);
   });
 
+  it("a conversation-scoped cache keeps only the full segments of its latest token", () => {
+    const shared = createCheckpointEncodeCache();
+    const scoped = createCheckpointEncodeCache({ scope: "conversation" });
+    const states = [...growingStates(agentConversation(30))];
+    for (const state of states) {
+      const token = encodeCheckpoint({ state, secret: testSecret, cache: shared });
+      expect(encodeCheckpoint({ state, secret: testSecret, cache: scoped })).toBe(token);
+      const full = headerOf(token).segments.filter(([, count]) => count === 32);
+      // Exactly the token's full segments: no partial one, none of an earlier head.
+      expect(scoped.stats.entries).toBe(full.length);
+    }
+    const last = states.at(-1)!;
+    expect(scoped.stats.cachedBytes).toBeLessThan(shared.stats.cachedBytes);
+    // Re-encoding the latest head compresses only its segments that are not full.
+    const before = scoped.stats;
+    const token = encodeCheckpoint({ state: last, secret: testSecret, cache: scoped });
+    const partial = headerOf(token).segments.filter(([, count]) => count < 32);
+    expect(scoped.stats.segmentsCompressed - before.segmentsCompressed).toBe(partial.length);
+    expect(scoped.stats.segmentsReused - before.segmentsReused).toBe(before.entries);
+    // Another head (here an earlier one) replaces what the cache holds.
+    encodeCheckpoint({ state: states[0]!, secret: testSecret, cache: scoped });
+    const firstFull = headerOf(
+      encodeCheckpoint({ state: states[0]!, secret: testSecret }),
+    ).segments.filter(([, count]) => count === 32).length;
+    expect(scoped.stats.entries).toBe(firstFull);
+  });
+
   it("refuses a state whose head digest is not its messages'", () => {
     const state = stateOf(agentConversation(2));
     expectReason(

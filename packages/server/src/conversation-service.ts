@@ -1,5 +1,4 @@
 import { createHmac } from "node:crypto";
-import { createCheckpointEncodeCache } from "@cursor/checkpoint";
 import { ProjectionConflictError, createConversationHead, prepareTurn } from "@cursor/projection";
 import type { ConversationHead, TurnPlan, TurnRecord } from "@cursor/projection";
 import { parseAgentRunRequest } from "@cursor/request";
@@ -7,6 +6,9 @@ import type { AgentRunRequest, McpServerInput } from "@cursor/request";
 import { HistoryConflictError, HistoryLog, sha256Hex } from "@cursor/run";
 import type { PromptSpec, ProviderAdapter } from "@cursor/run";
 import { ZodError } from "zod";
+import { CacheLedger, defaultCacheBytes } from "./cache/cache-ledger.js";
+import type { CacheLedgerStats } from "./cache/cache-ledger.js";
+import { HeadCache } from "./cache/head-cache.js";
 import { ClientCheckpoints } from "./client-checkpoints.js";
 import { PromptSpecCache } from "./prompt-spec-cache.js";
 import type { CheckpointBase } from "./client-checkpoints.js";
@@ -92,8 +94,10 @@ interface ActiveRun {
 export class ConversationService {
   readonly #options: ConversationServiceOptions;
   readonly #checkpoints: ClientCheckpoints;
-  readonly #heads = new Map<string, ConversationHeadOwner>();
-  readonly #promptSpecs = new PromptSpecCache();
+  /** The one byte budget of everything below that is kept in memory (heads, specs, bodies). */
+  readonly #cache: CacheLedger;
+  readonly #heads: HeadCache;
+  readonly #promptSpecs: PromptSpecCache;
   readonly #active = new Map<string, ActiveRun>();
   readonly requestLog: ProviderRequestLog;
   /**
@@ -125,7 +129,14 @@ export class ConversationService {
       },
     };
     this.#checkpoints = new ClientCheckpoints({ secret: options.checkpointSecret });
-    this.requestLog = options.requestLog ?? new ProviderRequestLog();
+    this.#cache = new CacheLedger({
+      maxBytes: options.cacheBytes ?? defaultCacheBytes,
+      onEvict: (entry) =>
+        options.metrics.increment("cursor_gateway_cache_evictions_total", { kind: entry.kind }),
+    });
+    this.#heads = new HeadCache({ ledger: this.#cache });
+    this.#promptSpecs = new PromptSpecCache({ ledger: this.#cache });
+    this.requestLog = new ProviderRequestLog({ ledger: this.#cache });
     this.usage = new UsageRecorder({
       store: options.store.providerCalls,
       requestLog: this.requestLog,
@@ -139,6 +150,11 @@ export class ConversationService {
 
   get activeRuns(): number {
     return this.#active.size;
+  }
+
+  /** What the in-memory caches hold against their byte budget (the cache metrics). */
+  cacheStats(): CacheLedgerStats {
+    return this.#cache.stats();
   }
 
   async prepareRun({
@@ -197,6 +213,8 @@ export class ConversationService {
     let finish: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (finish = resolve));
     this.#active.set(key, { runId, controller, owner, done });
+    // Nothing of a running conversation leaves the cache until the run ends.
+    this.#heads.pin(key);
     const renew = setInterval(
       () =>
         // A failed renewal (the database unreachable for a moment) must not end the process;
@@ -264,15 +282,16 @@ export class ConversationService {
           const outcome = await execution.execute(sink);
           // Keep the head only while it is the store's; anything else reloads next time.
           if (isConsistent(owner.state)) this.#remember(key, owner);
-          else this.#heads.delete(key);
+          else this.#heads.forget(key);
           return outcome;
         } catch (error) {
-          this.#heads.delete(key);
+          this.#heads.forget(key);
           throw error;
         } finally {
           signal?.removeEventListener("abort", abort);
           clearInterval(renew);
           this.#active.delete(key);
+          this.#heads.unpin(key);
           await release();
           finish();
         }
@@ -527,16 +546,9 @@ export class ConversationService {
     return new ConversationHeadOwner(storedHeadState(stored));
   }
 
-  /** Keeps at most `maxCachedConversations` heads in memory, least recently used out first. */
+  /** Keeps the head in memory, within the cache budget (least recently used out first). */
   #remember(key: string, owner: ConversationHeadOwner): ConversationHeadOwner {
-    this.#heads.delete(key);
-    this.#heads.set(key, owner);
-    const max = this.#options.maxCachedConversations ?? 1_000;
-    for (const [oldest] of this.#heads) {
-      if (this.#heads.size <= max) break;
-      if (!this.#active.has(oldest)) this.#heads.delete(oldest);
-    }
-    return owner;
+    return this.#heads.remember(key, owner);
   }
 
   /** Whether `tenant` has this conversation: a run of it is open, or the store holds it. */
@@ -600,10 +612,13 @@ export class ConversationService {
       head,
       tenant: tenant.id,
       promptSpecDigest,
-      // Another head than the owner's would evict the segments of the one that is current.
-      cache: current?.encodeCache ?? createCheckpointEncodeCache({ maxBytes: 16 * 1024 * 1024 }),
+      // Another head than the owner's would replace the segments of the one that is current.
+      cache: current?.encodeCache,
     });
-    current?.dispatch({ type: "checkpoint-issued", digest: sha256Hex(token) });
+    if (current !== undefined) {
+      current.dispatch({ type: "checkpoint-issued", digest: sha256Hex(token) });
+      this.#heads.checkpointEncoded(key, current);
+    }
     return token;
   }
 
@@ -654,6 +669,7 @@ export class ConversationService {
       promptSpecDigest: this.#promptSpecs.specFor(mcpServers).digest,
       cache: owner.encodeCache,
     });
+    this.#heads.checkpointEncoded(conversationKey(tenant.id, conversationId), owner);
     return {
       checkpoint: token,
       epoch: head.history.epoch,

@@ -1,6 +1,5 @@
+import type { CacheLedger } from "../cache/cache-ledger.js";
 import { sharedPrefixItems } from "./provider-history-items.js";
-
-type StoredRecord = Omit<ProviderRequestRecord, "sharedPrefixItems">;
 
 export interface ProviderRequestRecord {
   /** The usage record of this call (`GET /v1/conversations/{id}/calls`) has the same id. */
@@ -11,22 +10,42 @@ export interface ProviderRequestRecord {
   readonly sharedPrefixItems: number;
 }
 
+interface StoredRecord {
+  readonly callId?: string;
+  readonly at: string;
+  readonly provider: string;
+  readonly body: unknown;
+  /** The record's entry in the cache ledger. */
+  readonly ledgerKey: string;
+}
+
 /**
- * The last provider request bodies of each conversation, in memory (bounded per conversation and
- * in conversations), for `GET /v1/conversations/{id}/provider-requests`. Bodies are what the
- * provider package serialised; keys and auth headers never reach them.
+ * Heap a provider body holds of its own, per history item: the item objects and arrays the
+ * provider package built. Their text is the conversation's (the same strings its head holds),
+ * which is why a conversation's records leave the ledger with its head. Measured with the bench's
+ * memory part (`pnpm bench --only memory`).
+ */
+export const bodyItemBytes = 192;
+/** The rest of a body: its own fields and tool list objects (their texts are the spec's). */
+export const bodyBaseBytes = 16 * 1024;
+
+/**
+ * The last provider request bodies of each conversation, in memory, for
+ * `GET /v1/conversations/{id}/provider-requests` and the next call's prefix check: at most
+ * `perConversation` per conversation, and all of them within the gateway's cache budget (each
+ * record is an entry of the conversation in the ledger, least recently used out first, and a
+ * conversation's records go when its head does). Bodies are what the provider package
+ * serialised; keys and auth headers never reach them.
  */
 export class ProviderRequestLog {
+  readonly #ledger: CacheLedger;
   readonly #perConversation: number;
-  readonly #maxConversations: number;
   readonly #entries = new Map<string, StoredRecord[]>();
+  #sequence = 0;
 
-  constructor({
-    perConversation = 20,
-    maxConversations = 256,
-  }: { perConversation?: number; maxConversations?: number } = {}) {
+  constructor({ ledger, perConversation = 20 }: { ledger: CacheLedger; perConversation?: number }) {
+    this.#ledger = ledger;
     this.#perConversation = perConversation;
-    this.#maxConversations = maxConversations;
   }
 
   record({
@@ -42,22 +61,26 @@ export class ProviderRequestLog {
     at: Date;
     callId?: string;
   }): void {
-    const list = this.#entries.get(key) ?? [];
-    this.#entries.delete(key); // re-insert: Map order doubles as least-recently-used order
+    let list = this.#entries.get(key);
+    if (list === undefined) this.#entries.set(key, (list = []));
+    this.#sequence += 1;
     // `sharedPrefixItems` compares whole bodies: computed when someone asks, not per call.
     const entry: StoredRecord = {
       ...(callId === undefined ? {} : { callId }),
       at: at.toISOString(),
       provider,
       body,
+      ledgerKey: `provider-request\u0000${this.#sequence}`,
     };
     list.push(entry);
-    if (list.length > this.#perConversation) list.splice(0, list.length - this.#perConversation);
-    this.#entries.set(key, list);
-    if (this.#entries.size > this.#maxConversations) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
+    while (list.length > this.#perConversation) this.#ledger.delete(list.shift()!.ledgerKey);
+    this.#ledger.set({
+      key: entry.ledgerKey,
+      kind: "provider-request",
+      group: key,
+      bytes: bodyBytes(body),
+      evict: () => this.#drop(key, entry),
+    });
   }
 
   /**
@@ -85,9 +108,13 @@ export class ProviderRequestLog {
       first -= 1;
     }
     const requests = list.slice(first).map((entry, offset) => {
+      this.#ledger.touch(entry.ledgerKey);
       const previous = list[first + offset - 1];
       return {
-        ...entry,
+        ...(entry.callId === undefined ? {} : { callId: entry.callId }),
+        at: entry.at,
+        provider: entry.provider,
+        body: entry.body,
         sharedPrefixItems:
           previous === undefined ? 0 : sharedPrefixItems(previous.body, entry.body),
       };
@@ -95,8 +122,30 @@ export class ProviderRequestLog {
     return { requests, omitted: first - wanted };
   }
 
-  /** The body of call `callId` while the log still holds it (the prefix doctor's input). */
+  /** The body of call `callId` while the log still holds it (the prefix check's input). */
   body(key: string, callId: string): unknown {
-    return this.#entries.get(key)?.find((entry) => entry.callId === callId)?.body;
+    const entry = this.#entries.get(key)?.find((record) => record.callId === callId);
+    if (entry !== undefined) this.#ledger.touch(entry.ledgerKey);
+    return entry?.body;
   }
+
+  #drop(key: string, entry: StoredRecord): void {
+    const list = this.#entries.get(key);
+    if (list === undefined) return;
+    const index = list.indexOf(entry);
+    if (index >= 0) list.splice(index, 1);
+    if (list.length === 0) this.#entries.delete(key);
+  }
+}
+
+/** The heap a body holds of its own (see `bodyItemBytes`): O(1), from its history list's length. */
+function bodyBytes(body: unknown): number {
+  if (typeof body !== "object" || body === null) return bodyBaseBytes;
+  const record = body as { input?: unknown; messages?: unknown };
+  const items = Array.isArray(record.input)
+    ? record.input.length
+    : Array.isArray(record.messages)
+      ? record.messages.length
+      : 0;
+  return bodyBaseBytes + items * bodyItemBytes;
 }
