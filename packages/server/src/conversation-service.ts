@@ -182,7 +182,12 @@ export class ConversationService {
     if (!(await this.#options.store.acquireRun({ ...lease, leaseMs }))) {
       throw new ConversationBusyError({ conversationId });
     }
-    const release = () => this.#options.store.releaseRun(lease);
+    // Nothing of a conversation being run leaves the cache until the run ends (or is refused).
+    this.#heads.pin(key);
+    const release = () => {
+      this.#heads.unpin(key);
+      return this.#options.store.releaseRun(lease);
+    };
     let owner: ConversationHeadOwner;
     let checkpointBase: CheckpointBase;
     let promptSpec: PromptSpec;
@@ -213,8 +218,6 @@ export class ConversationService {
     let finish: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (finish = resolve));
     this.#active.set(key, { runId, controller, owner, done });
-    // Nothing of a running conversation leaves the cache until the run ends.
-    this.#heads.pin(key);
     const renew = setInterval(
       () =>
         // A failed renewal (the database unreachable for a moment) must not end the process;
@@ -291,7 +294,6 @@ export class ConversationService {
           signal?.removeEventListener("abort", abort);
           clearInterval(renew);
           this.#active.delete(key);
-          this.#heads.unpin(key);
           await release();
           finish();
         }

@@ -1,4 +1,6 @@
+import type { ModelRequest, ProviderAdapter } from "@cursor/run";
 import type { CacheLedger } from "../cache/cache-ledger.js";
+import { jsonSize } from "../cache/json-size.js";
 import { sharedPrefixItems } from "./provider-history-items.js";
 
 export interface ProviderRequestRecord {
@@ -14,28 +16,27 @@ interface StoredRecord {
   readonly callId?: string;
   readonly at: string;
   readonly provider: string;
-  readonly body: unknown;
+  readonly request: ModelRequest;
+  /** How many messages the request had when it was sent (see `bodyOf`). */
+  readonly messageCount: number;
+  readonly adapter: Pick<ProviderAdapter, "serialize">;
   /** The record's entry in the cache ledger. */
   readonly ledgerKey: string;
 }
 
 /**
- * Heap a provider body holds of its own, per history item: the item objects and arrays the
- * provider package built. Their text is the conversation's (the same strings its head holds),
- * which is why a conversation's records leave the ledger with its head. Measured with the bench's
- * memory part (`pnpm bench --only memory`).
- */
-export const bodyItemBytes = 192;
-/** The rest of a body: its own fields and tool list objects (their texts are the spec's). */
-export const bodyBaseBytes = 16 * 1024;
-
-/**
- * The last provider request bodies of each conversation, in memory, for
- * `GET /v1/conversations/{id}/provider-requests` and the next call's prefix check: at most
+ * The last provider requests of each conversation, in memory, for
+ * `GET /v1/conversations/{id}/provider-requests` and for explaining a broken prefix: at most
  * `perConversation` per conversation, and all of them within the gateway's cache budget (each
  * record is an entry of the conversation in the ledger, least recently used out first, and a
- * conversation's records go when its head does). Bodies are what the provider package
- * serialised; keys and auth headers never reach them.
+ * conversation's records go when its head does).
+ *
+ * A record keeps the call's `ModelRequest` and its adapter, not the body: `serialize` is pure,
+ * so the body is rebuilt exactly as it was sent when someone asks for it (rarely: this endpoint,
+ * a prefix that broke). The request's messages are the projections the conversation's head
+ * already holds (memoised per message), so a record costs a pointer per history item where a
+ * body would cost its every item again. Bodies are what the provider package serialises; keys
+ * and auth headers never reach them.
  */
 export class ProviderRequestLog {
   readonly #ledger: CacheLedger;
@@ -51,13 +52,16 @@ export class ProviderRequestLog {
   record({
     key,
     provider,
-    body,
+    request,
+    adapter,
     at,
     callId,
   }: {
     key: string;
     provider: string;
-    body: unknown;
+    /** What the adapter serialised for the call. */
+    request: ModelRequest;
+    adapter: Pick<ProviderAdapter, "serialize">;
     at: Date;
     callId?: string;
   }): void {
@@ -69,7 +73,9 @@ export class ProviderRequestLog {
       ...(callId === undefined ? {} : { callId }),
       at: at.toISOString(),
       provider,
-      body,
+      request,
+      messageCount: request.messages.length,
+      adapter,
       ledgerKey: `provider-request\u0000${this.#sequence}`,
     };
     list.push(entry);
@@ -78,7 +84,7 @@ export class ProviderRequestLog {
       key: entry.ledgerKey,
       kind: "provider-request",
       group: key,
-      bytes: bodyBytes(body),
+      bytes: requestBytes(request),
       evict: () => this.#drop(key, entry),
     });
   }
@@ -101,22 +107,27 @@ export class ProviderRequestLog {
     const wanted = Math.max(0, list.length - limit);
     let first = list.length;
     let total = 0;
+    const bodies: unknown[] = [];
     while (first > wanted) {
-      const size = Buffer.byteLength(JSON.stringify(list[first - 1]!.body) ?? "");
+      const body = bodyOf(list[first - 1]!);
+      const size = Buffer.byteLength(JSON.stringify(body) ?? "");
       if (first < list.length && total + size > maxBytes) break;
       total += size;
+      bodies.unshift(body);
       first -= 1;
     }
+    // The record before the first one shown is compared with it too.
+    const before = first > 0 ? bodyOf(list[first - 1]!) : undefined;
     const requests = list.slice(first).map((entry, offset) => {
       this.#ledger.touch(entry.ledgerKey);
-      const previous = list[first + offset - 1];
+      const body = bodies[offset];
+      const previous = offset === 0 ? before : bodies[offset - 1];
       return {
         ...(entry.callId === undefined ? {} : { callId: entry.callId }),
         at: entry.at,
         provider: entry.provider,
-        body: entry.body,
-        sharedPrefixItems:
-          previous === undefined ? 0 : sharedPrefixItems(previous.body, entry.body),
+        body,
+        sharedPrefixItems: previous === undefined ? 0 : sharedPrefixItems(previous, body),
       };
     });
     return { requests, omitted: first - wanted };
@@ -125,8 +136,9 @@ export class ProviderRequestLog {
   /** The body of call `callId` while the log still holds it (the prefix check's input). */
   body(key: string, callId: string): unknown {
     const entry = this.#entries.get(key)?.find((record) => record.callId === callId);
-    if (entry !== undefined) this.#ledger.touch(entry.ledgerKey);
-    return entry?.body;
+    if (entry === undefined) return undefined;
+    this.#ledger.touch(entry.ledgerKey);
+    return bodyOf(entry);
   }
 
   #drop(key: string, entry: StoredRecord): void {
@@ -138,14 +150,26 @@ export class ProviderRequestLog {
   }
 }
 
-/** The heap a body holds of its own (see `bodyItemBytes`): O(1), from its history list's length. */
-function bodyBytes(body: unknown): number {
-  if (typeof body !== "object" || body === null) return bodyBaseBytes;
-  const record = body as { input?: unknown; messages?: unknown };
-  const items = Array.isArray(record.input)
-    ? record.input.length
-    : Array.isArray(record.messages)
-      ? record.messages.length
-      : 0;
-  return bodyBaseBytes + items * bodyItemBytes;
+/**
+ * The body as it was sent. A request is a value, but its message list is not copied when it is
+ * recorded: should a caller ever extend that list in place, the request is cut back to the
+ * messages it had (a history only grows at its end).
+ */
+function bodyOf(entry: StoredRecord): unknown {
+  const { request, messageCount } = entry;
+  const sent =
+    request.messages.length === messageCount
+      ? request
+      : { ...request, messages: request.messages.slice(0, messageCount) };
+  return entry.adapter.serialize(sent).body;
+}
+
+/**
+ * What a record keeps alive of its own: the request object, a pointer per message, and its newest
+ * message (new text the head may not hold: a summariser call's transcript is its one big
+ * message). The messages before it are the head's. O(1) in the history's length.
+ */
+function requestBytes(request: ModelRequest): number {
+  const newest = request.messages.at(-1);
+  return 1_024 + 8 * request.messages.length + (newest === undefined ? 0 : jsonSize(newest));
 }
