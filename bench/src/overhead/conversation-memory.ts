@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getHeapSpaceStatistics } from "node:v8";
 import { launchGateway, unlimitedContextWindow } from "../harness/gateway-harness.js";
 import { sendSessionRequest } from "../harness/gateway-http.js";
 import { FakeProviderProcess } from "./fake-provider-process.js";
@@ -13,10 +14,27 @@ export interface MemoryRow {
   readonly messages: number;
   /** Size of the history as JSON (what a conversation holds at least). */
   readonly historyBytes: number;
-  /** Heap growth of the gateway process per open conversation (after a full GC). */
+  /**
+   * Memory growth of the gateway process per open conversation, after a full GC: the V8 heap
+   * without compiled code (the JIT's, not the conversation's), plus array buffers.
+   */
   readonly heapBytesPerConversation: number;
+  /** What the gateway's cache ledger accounts per open conversation (its estimate). */
+  readonly cacheBytesPerConversation?: number;
   /** False when the process runs without `--expose-gc` (the figure is then noisier). */
   readonly gcExposed: boolean;
+}
+
+/** The issue's target: heap per open conversation ≤ 1.5 × its history's JSON size. */
+export const memoryTargetRatio = 1.5;
+
+/** V8 heap in use without compiled code, plus array buffers (what data holds). */
+function dataBytes(): number {
+  const code = getHeapSpaceStatistics()
+    .filter((space) => space.space_name.startsWith("code_"))
+    .reduce((sum, space) => sum + space.space_used_size, 0);
+  const usage = process.memoryUsage();
+  return usage.heapUsed - code + usage.arrayBuffers;
 }
 
 function collectGarbage(): boolean {
@@ -30,8 +48,10 @@ function collectGarbage(): boolean {
 /**
  * Part 4b: heap per open conversation. `conversations` conversations with `historyTurns` turns
  * each are opened in an in-process gateway (each resumed from a client checkpoint and given one
- * more turn, so the gateway holds its head, its request log and its checkpoint cache); the heap
- * growth after a full GC is divided among them. The fake provider runs as its own process.
+ * more turn, so the gateway holds its head, its request log and its checkpoint cache); the
+ * growth after a full GC is divided among them. Compiled code is left out (two warm-up
+ * conversations first, and the code space is not counted: the JIT's growth is not the
+ * conversations'), array buffers are counted. The fake provider runs as its own process.
  */
 export async function measureConversationMemory({
   historyTurns,
@@ -58,23 +78,32 @@ export async function measureConversationMemory({
   let messages = 0;
   let historyBytes = 0;
   try {
-    // Warm the gateway up (code paths, caches) before the baseline with one conversation.
+    // Warm the gateway up (code paths, caches) before the baseline.
     await open(-1);
+    await open(-2);
     const gcExposed = collectGarbage();
-    const before = process.memoryUsage().heapUsed;
+    const before = dataBytes();
+    const cacheBefore = gateway.service.cacheStats().heldBytes;
     for (let i = 0; i < conversations; i += 1) {
       onProgress?.(i, conversations);
       await open(i);
     }
     onProgress?.(conversations, conversations);
     collectGarbage();
-    const after = process.memoryUsage().heapUsed;
+    const after = dataBytes();
+    const stats = gateway.service.cacheStats();
+    if (stats.kinds.head.evictions > 0) {
+      throw new Error(
+        `the cache budget (${stats.maxBytes} bytes) evicted heads: the figure would not be per open conversation`,
+      );
+    }
     return {
       historyTurns,
       conversations,
       messages,
       historyBytes,
       heapBytesPerConversation: (after - before) / conversations,
+      cacheBytesPerConversation: (stats.heldBytes - cacheBefore) / conversations,
       gcExposed,
     };
   } finally {

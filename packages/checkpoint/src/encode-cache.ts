@@ -1,7 +1,8 @@
 import { sha256Hex } from "@cursor/run";
 import { deflateRawSync } from "node:zlib";
-import { encodeBase64Url } from "./token-codec.js";
-import { tokenSegmentSize } from "./token-header.js";
+import { encodeBase64Url, parseVersionPart, tokenPartSeparator } from "./token-codec.js";
+import { tokenHeaderSchema, tokenSegmentSize } from "./token-header.js";
+import type { TokenHeader } from "./token-header.js";
 import { encodeSegmentContent } from "./token-segment.js";
 import type { SegmentBlob } from "./token-segment.js";
 
@@ -37,16 +38,34 @@ export type CheckpointEncodeCacheScope = "shared" | "conversation";
 export interface CheckpointEncodeCache {
   readonly stats: CheckpointEncodeCacheStats;
   clear(): void;
+  /**
+   * Drops the compressed bytes of every segment held, keeping what names them (blob ids, digest,
+   * head-digest memos). For a cache whose tokens go to a client that sends them back: the client
+   * holds those bytes, `restoreParts` takes them back from its token, and the cache does not keep
+   * a second copy. A segment whose bytes are not restored is compressed again when needed.
+   */
+  releaseParts(): void;
+  /**
+   * Takes back the compressed bytes of released segments from `token`: one this cache encoded,
+   * byte for byte, or one verified whole (`decodeCheckpoint`). Segments are matched by the
+   * SHA-256 of their compressed bytes, which the token's header lists. A token of another format
+   * or a malformed one restores nothing. Returns how many segments were restored.
+   */
+  restoreParts(token: string): number;
 }
 
 export type SegmentKind = "m" | "t";
 
 /** A compressed token segment and what the header says about it. */
-export interface EncodedSegment {
-  readonly kind: SegmentKind;
-  readonly ids: readonly string[];
+export interface EncodedSegment extends SegmentName {
   /** base64url of the compressed bytes: what the token carries. */
   readonly part: string;
+}
+
+/** A segment without its bytes (released: see `CheckpointEncodeCache.releaseParts`). */
+interface SegmentName {
+  readonly kind: SegmentKind;
+  readonly ids: readonly string[];
   /** SHA-256 hex of the compressed bytes. */
   readonly digest: string;
   readonly compressedLength: number;
@@ -68,7 +87,8 @@ interface ObjectsEntry {
 export class SegmentStore {
   readonly #maxBytes: number;
   readonly #scope: CheckpointEncodeCacheScope;
-  readonly #entries = new Map<string, EncodedSegment>();
+  /** Segments by key, least recently used first; a released one has no `part`. */
+  readonly #entries = new Map<string, EncodedSegment | SegmentName>();
   /** Keys of the segments the encoding in progress used (`conversation` scope). */
   #used = new Set<string>();
   #byFirstObject = new WeakMap<object, ObjectsEntry>();
@@ -110,6 +130,38 @@ export class SegmentStore {
     this.#entries.clear();
     this.#byFirstObject = new WeakMap();
     this.#cachedBytes = 0;
+  }
+
+  releaseParts(): void {
+    for (const [key, segment] of this.#entries) {
+      if (!hasPart(segment)) continue;
+      const { part: _part, ...name } = segment;
+      this.#entries.set(key, name);
+      this.#cachedBytes -= segmentCost(key, segment) - segmentCost(key, name);
+    }
+  }
+
+  restoreParts(token: string): number {
+    const parts = tokenSegmentParts(token);
+    if (parts === undefined) return 0;
+    const released = new Map<string, string>();
+    for (const [key, segment] of this.#entries) {
+      if (!hasPart(segment)) released.set(segment.digest, key);
+    }
+    let restored = 0;
+    for (const { digest, compressedLength, part } of parts) {
+      const key = released.get(digest);
+      const name = key === undefined ? undefined : this.#entries.get(key);
+      // The base64url of `compressedLength` bytes: anything else is not this segment's.
+      if (name === undefined || name.compressedLength !== compressedLength) continue;
+      if (part.length !== Math.ceil((compressedLength * 4) / 3)) continue;
+      const segment: EncodedSegment = { ...name, part };
+      this.#entries.set(key!, segment);
+      this.#cachedBytes += segmentCost(key!, segment) - segmentCost(key!, name);
+      released.delete(digest);
+      restored += 1;
+    }
+    return restored;
   }
 
   /**
@@ -174,7 +226,8 @@ export class SegmentStore {
 
   #hit(key: string): EncodedSegment | undefined {
     const cached = this.#entries.get(key);
-    if (cached === undefined) return undefined;
+    // A released segment is compressed again (and replaced) unless its bytes were restored.
+    if (cached === undefined || !hasPart(cached)) return undefined;
     // Re-insert: Map order is the eviction order, oldest use first.
     this.#entries.delete(key);
     this.#entries.set(key, cached);
@@ -201,6 +254,8 @@ export class SegmentStore {
   #insert(key: string, segment: EncodedSegment): void {
     const cost = segmentCost(key, segment);
     if (cost > this.#maxBytes) return;
+    const replaced = this.#entries.get(key);
+    if (replaced !== undefined) this.#delete(key, replaced);
     this.#entries.set(key, segment);
     if (this.#scope === "conversation") this.#used.add(key);
     this.#cachedBytes += cost;
@@ -210,7 +265,7 @@ export class SegmentStore {
     }
   }
 
-  #delete(key: string, segment: EncodedSegment): void {
+  #delete(key: string, segment: EncodedSegment | SegmentName): void {
     this.#entries.delete(key);
     this.#cachedBytes -= segmentCost(key, segment);
   }
@@ -220,8 +275,39 @@ export class SegmentStore {
  * What a held segment costs: its base64url part and its key (one byte a character), the ids
  * array (a pointer each: the strings are the messages' own digests) and the object around them.
  */
-function segmentCost(key: string, segment: EncodedSegment): number {
-  return segment.part.length + key.length + segment.digest.length + 8 * segment.ids.length + 160;
+function segmentCost(key: string, segment: EncodedSegment | SegmentName): number {
+  const part = hasPart(segment) ? segment.part.length : 0;
+  return part + key.length + segment.digest.length + 8 * segment.ids.length + 160;
+}
+
+function hasPart(segment: EncodedSegment | SegmentName): segment is EncodedSegment {
+  return "part" in segment;
+}
+
+/**
+ * The segments of a version 2 token as its header lists them, each with its part; undefined
+ * for a token of another version or one whose header does not parse. Nothing is authenticated
+ * here (see `restoreParts`).
+ */
+function tokenSegmentParts(
+  token: string,
+): { digest: string; compressedLength: number; part: string }[] | undefined {
+  const parts = token.split(tokenPartSeparator);
+  if (parseVersionPart(parts[0] ?? "") !== 2 || parts.length < 3) return undefined;
+  let header: TokenHeader;
+  try {
+    header = tokenHeaderSchema.parse(
+      JSON.parse(Buffer.from(parts[2]!, "base64url").toString("utf8")),
+    );
+  } catch {
+    return undefined;
+  }
+  if (header.segments.length !== parts.length - 3) return undefined;
+  return header.segments.map(([, , compressedLength, , digest], index) => ({
+    digest,
+    compressedLength,
+    part: parts[3 + index]!,
+  }));
 }
 
 const stores = new WeakMap<CheckpointEncodeCache, SegmentStore>();
@@ -242,6 +328,8 @@ export function createCheckpointEncodeCache({
       return store.stats;
     },
     clear: () => store.clear(),
+    releaseParts: () => store.releaseParts(),
+    restoreParts: (token: string) => store.restoreParts(token),
   });
   stores.set(cache, store);
   return cache;

@@ -129,6 +129,18 @@ async function converse(target: Gateway, turns: number, during?: (event: RunEven
   return fake.requests.map((request) => request.body);
 }
 
+/** The length of a full checkpoint's full segments (32 blobs each), from its header. */
+function fullSegmentBytes(token: string): number {
+  const [, , header, ...parts] = token.split(".");
+  const { segments } = JSON.parse(Buffer.from(header!, "base64url").toString()) as {
+    segments: [string, number][];
+  };
+  return segments.reduce(
+    (sum, [, count], index) => sum + (count === 32 ? parts[index]!.length : 0),
+    0,
+  );
+}
+
 function metricValue(text: string, name: string, kind?: string): number {
   const label = kind === undefined ? "" : `{kind="${kind}"}`;
   const line = text.split("\n").find((entry) => entry.startsWith(`${name}${label} `));
@@ -193,6 +205,58 @@ describe("ConversationService under a cache budget", () => {
     expect(during.every((entries) => entries === 1)).toBe(true);
     expect(tiny.service.cacheStats()).toMatchObject({ heldBytes: 0, entries: 0 });
     await tiny.close();
+  });
+
+  it("keeps no copy of the segments a client holds in the checkpoint it sends back", async () => {
+    const roomy = gateway(undefined);
+    const { service } = roomy;
+    let checkpoint: string | undefined;
+    const issued: string[] = [];
+    // A JSON-contract client of the full form: each request carries the last checkpoint.
+    for (let turn = 0; turn < 40; turn += 1) {
+      fake.enqueue({ type: "text", text: `answer ${turn} `.repeat(30), chunks: 1 });
+      const prepared = await service.prepareRun({
+        tenant,
+        body: {
+          conversationId: "c1",
+          runId: `r${turn}`,
+          mode: "agent",
+          timestamp: "2026-11-29T10:00:00+01:00",
+          action: {
+            type: "user-message",
+            message: { id: `m${turn}`, text: `question ${turn} `.repeat(30) },
+          },
+          // Turn 30 relies on the store alone (no checkpoint).
+          ...(checkpoint === undefined || turn === 30 ? {} : { checkpoint }),
+        },
+      });
+      await prepared.execute({
+        event: (event) => {
+          if (event.type !== "head" || !event.final) return;
+          checkpoint = service.issueCheckpoint({
+            tenant,
+            head: event.head,
+            promptSpecDigest: event.promptSpecDigest,
+          });
+          issued.push(checkpoint);
+        },
+      });
+      const { checkpoint: held } = service.cacheStats().kinds;
+      const fullParts = fullSegmentBytes(checkpoint!);
+      if (turn === 30) {
+        // No checkpoint came with the request: the full segments' bytes are kept for the next run.
+        expect(held.bytes).toBeGreaterThan(fullParts);
+      } else if (fullParts > 0) {
+        // Only what names the segments stays (ids, digests): far less than their bytes.
+        expect(held.bytes).toBeLessThan(fullParts / 2);
+      }
+    }
+    // The tokens are exactly what a full encoding gives, and each decodes to the stored head.
+    const full = await service.fullCheckpoint({ tenant, conversationId: "c1" });
+    expect(full.checkpoint).toBe(issued.at(-1));
+    expect(full.messages).toBeGreaterThan(64); // more than two full message segments
+    expect(roomy.loads()).toBe(0);
+    await roomy.close();
   });
 
   it("reports what the caches hold and evict in the metrics", async () => {

@@ -82,6 +82,8 @@ interface ActiveRun {
   readonly controller: AbortController;
   readonly owner: ConversationHeadOwner;
   readonly done: Promise<void>;
+  /** The full checkpoint the request sent back (verified): it holds the head's segments. */
+  readonly clientToken: string | undefined;
 }
 
 /**
@@ -217,7 +219,7 @@ export class ConversationService {
     signal?.addEventListener("abort", abort, { once: true });
     let finish: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    this.#active.set(key, { runId, controller, owner, done });
+    this.#active.set(key, { runId, controller, owner, done, clientToken: fullToken(request) });
     const renew = setInterval(
       () =>
         // A failed renewal (the database unreachable for a moment) must not end the process;
@@ -608,8 +610,15 @@ export class ConversationService {
     promptSpecDigest: string;
   }): string {
     const key = conversationKey(tenant.id, head.conversationId);
-    const owner = this.#active.get(key)?.owner ?? this.#heads.get(key);
+    const active = this.#active.get(key);
+    const owner = active?.owner ?? this.#heads.get(key);
     const current = owner !== undefined && owner.state.head === head ? owner : undefined;
+    // A client that sends its checkpoint back holds the compressed segments: they are taken
+    // from its token for this encoding, and not kept in between (no second copy here).
+    const clientToken = active?.clientToken;
+    if (current !== undefined && clientToken !== undefined) {
+      current.encodeCache.restoreParts(clientToken);
+    }
     const token = this.#checkpoints.encode({
       head,
       tenant: tenant.id,
@@ -619,6 +628,7 @@ export class ConversationService {
     });
     if (current !== undefined) {
       current.dispatch({ type: "checkpoint-issued", digest: sha256Hex(token) });
+      if (clientToken !== undefined) current.encodeCache.releaseParts();
       this.#heads.checkpointEncoded(key, current);
     }
     return token;
@@ -942,6 +952,15 @@ function promptSpecInputServers(input: unknown): readonly McpServerInput[] | und
   if (typeof input !== "object" || input === null || !("mcpServers" in input)) return undefined;
   const servers = (input as { mcpServers: unknown }).mcpServers;
   return Array.isArray(servers) ? (servers as McpServerInput[]) : undefined;
+}
+
+/**
+ * The full checkpoint a request sent back, if any (a delta client's chain holds deltas). Only a
+ * request whose checkpoint was verified (issued by this process, or decoded whole) gets this far.
+ */
+function fullToken(request: AgentRunRequest): string | undefined {
+  const token = request.checkpointChain === undefined ? request.checkpoint : undefined;
+  return token?.startsWith("cp2.") === true ? token : undefined;
 }
 
 /** A delta checkpoint (token format 3): genuine without its base, but not decodable alone. */
