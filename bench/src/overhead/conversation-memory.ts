@@ -25,6 +25,20 @@ export interface MemoryRow {
   readonly gcExposed: boolean;
 }
 
+/**
+ * How many conversations a measurement opens: at least `minimum`, and enough to hold about
+ * 4 MB of history in all (capped at 80), so the figure is a conversation's, not the noise's.
+ */
+export function conversationsFor({
+  historyBytes,
+  minimum,
+}: {
+  historyBytes: number;
+  minimum: number;
+}): number {
+  return Math.max(minimum, Math.min(80, Math.ceil(4_000_000 / Math.max(1, historyBytes))));
+}
+
 /** The issue's target: heap per open conversation ≤ 1.5 × its history's JSON size. */
 export const memoryTargetRatio = 1.5;
 
@@ -49,9 +63,11 @@ function collectGarbage(): boolean {
  * Part 4b: heap per open conversation. `conversations` conversations with `historyTurns` turns
  * each are opened in an in-process gateway (each resumed from a client checkpoint and given one
  * more turn, so the gateway holds its head, its request log and its checkpoint cache); the
- * growth after a full GC is divided among them. Compiled code is left out (two warm-up
+ * growth after a full GC is divided among them. Compiled code is left out (three warm-up
  * conversations first, and the code space is not counted: the JIT's growth is not the
- * conversations'), array buffers are counted. The fake provider runs as its own process.
+ * conversations'), array buffers are counted. Small histories are measured over more
+ * conversations (`conversationsFor`), so what is paid once does not pass for a conversation's.
+ * The fake provider runs as its own process.
  */
 export async function measureConversationMemory({
   historyTurns,
@@ -61,6 +77,7 @@ export async function measureConversationMemory({
   onProgress,
 }: {
   historyTurns: number;
+  /** At least this many (more for a small history: `conversationsFor`). */
   conversations: number;
   seed: number;
   toolResultChars: number;
@@ -78,17 +95,17 @@ export async function measureConversationMemory({
   let messages = 0;
   let historyBytes = 0;
   try {
-    // Warm the gateway up (code paths, caches) before the baseline.
-    await open(-1);
-    await open(-2);
+    // Warm the gateway up (code paths, shapes, the caches' own tables) before the baseline.
+    for (let warmUp = 1; warmUp <= 3; warmUp += 1) await open(-warmUp);
     const gcExposed = collectGarbage();
     const before = dataBytes();
     const cacheBefore = gateway.service.cacheStats().heldBytes;
-    for (let i = 0; i < conversations; i += 1) {
-      onProgress?.(i, conversations);
+    const count = conversationsFor({ historyBytes, minimum: conversations });
+    for (let i = 0; i < count; i += 1) {
+      onProgress?.(i, count);
       await open(i);
     }
-    onProgress?.(conversations, conversations);
+    onProgress?.(count, count);
     collectGarbage();
     const after = dataBytes();
     const stats = gateway.service.cacheStats();
@@ -99,11 +116,11 @@ export async function measureConversationMemory({
     }
     return {
       historyTurns,
-      conversations,
+      conversations: count,
       messages,
       historyBytes,
-      heapBytesPerConversation: (after - before) / conversations,
-      cacheBytesPerConversation: (stats.heldBytes - cacheBefore) / conversations,
+      heapBytesPerConversation: (after - before) / count,
+      cacheBytesPerConversation: (stats.heldBytes - cacheBefore) / count,
       gcExposed,
     };
   } finally {

@@ -238,4 +238,19 @@ describe("HistoryLog digests", () => {
     input.toolCalls[0]!.arguments = "{}";
     expect(kept.toolCalls[0]!.arguments).toBe('{"path":"b"}');
   });
+
+  it("keeps a key named __proto__ as data, whatever its value", () => {
+    const input = createAssistantMessage({
+      runId: "r9",
+      step: 0,
+      replay: JSON.parse('{"p":{"__proto__":{},"x":{"__proto__":[1]}}}') as Record<string, never>,
+    });
+    const [kept] = new HistoryLog({ messages: [input] }).messages;
+    expect(canonical.canonicalJson(kept)).toBe(canonical.canonicalJson(input));
+    if (kept?.kind !== "assistant") throw new Error("expected the assistant message");
+    const bag = kept.replay.p as Record<string, unknown>;
+    expect(Object.getPrototypeOf(bag)).toBe(Object.prototype);
+    expect(Object.keys(bag)).toEqual(["__proto__", "x"]);
+    expect(Object.isFrozen(bag)).toBe(true);
+  });
 });

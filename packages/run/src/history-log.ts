@@ -1,4 +1,4 @@
-import { canonicalJson, deepFreeze, sha256Hex } from "./canonical-json.js";
+import { canonicalJson, sha256Hex } from "./canonical-json.js";
 import { canonicalMessageSchema } from "./canonical-message.js";
 import type {
   AssistantMessage,
@@ -71,7 +71,7 @@ export function decodeCanonicalMessage({
   // The schema's output and the parsed bytes are the same value (the canonical check above), but
   // `JSON.parse` builds it compactly (no spare array capacity, properties in the object): a
   // history holds thousands of these, so the compact one is kept.
-  const message = deepFreeze(json as CanonicalMessage);
+  const message = frozenCompact(json) as CanonicalMessage;
   knownDigests.set(message, digest);
   return message;
 }
@@ -369,10 +369,46 @@ function validate(raw: unknown): { message: CanonicalMessage; digest: string } {
   const canonical = canonicalJson(parsed.data);
   // A compact copy of the value (the schema's own is built property by property, with spare
   // array capacity): the history keeps it, thousands of times over.
-  const message = deepFreeze(JSON.parse(canonical) as CanonicalMessage);
+  const message = frozenCompact(JSON.parse(canonical)) as CanonicalMessage;
   const digest = sha256Hex(canonical);
   knownDigests.set(message, digest);
   return { message, digest };
+}
+
+const emptyObject = Object.freeze({});
+const emptyArray = Object.freeze([]);
+
+/**
+ * Deep-freezes a value fresh from `JSON.parse`, every empty object and array in it replaced by
+ * one shared frozen empty one (an assistant message's `replay: {}`, `toolCalls: []`: one
+ * allocation each per message otherwise, thousands in a long history).
+ */
+function frozenCompact(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return emptyArray;
+    for (let index = 0; index < value.length; index += 1) {
+      const item = frozenCompact(value[index]);
+      if (item !== value[index]) value[index] = item;
+    }
+    return Object.freeze(value);
+  }
+  const record = value as Record<string, unknown>;
+  let empty = true;
+  for (const key of Object.keys(record)) {
+    empty = false;
+    const item = frozenCompact(record[key]);
+    // Defined, not assigned: a key named `__proto__` stays an own property.
+    if (item !== record[key]) {
+      Object.defineProperty(record, key, {
+        value: item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  return empty ? emptyObject : Object.freeze(record);
 }
 
 function checkToolCalls(message: AssistantMessage): void {
