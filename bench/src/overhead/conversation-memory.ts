@@ -9,6 +9,7 @@ import { seededConversation } from "./seeded-conversation.js";
 
 export interface MemoryRow {
   readonly historyTurns: number;
+  /** Conversations of the measured batch (as many were open before it). */
   readonly conversations: number;
   /** Canonical messages of each conversation's history. */
   readonly messages: number;
@@ -60,14 +61,14 @@ function collectGarbage(): boolean {
 }
 
 /**
- * Part 4b: heap per open conversation. `conversations` conversations with `historyTurns` turns
- * each are opened in an in-process gateway (each resumed from a client checkpoint and given one
- * more turn, so the gateway holds its head, its request log and its checkpoint cache); the
- * growth after a full GC is divided among them. Compiled code is left out (three warm-up
- * conversations first, and the code space is not counted: the JIT's growth is not the
- * conversations'), array buffers are counted. Small histories are measured over more
- * conversations (`conversationsFor`), so what is paid once does not pass for a conversation's.
- * The fake provider runs as its own process.
+ * Part 4b: memory per open conversation. Conversations with `historyTurns` turns each are
+ * opened in an in-process gateway (each resumed from a client checkpoint and given one more
+ * turn, so the gateway holds its head, its request log and its checkpoint cache), in two equal
+ * batches after three warm-up conversations; the growth the second batch adds, after a full GC,
+ * divided by its size, is the figure: what one more open conversation costs. Compiled code is
+ * not counted (the JIT's growth is not a conversation's), array buffers are. Small histories
+ * are measured over more conversations (`conversationsFor`). The fake provider runs as its own
+ * process.
  */
 export async function measureConversationMemory({
   historyTurns,
@@ -98,14 +99,21 @@ export async function measureConversationMemory({
     // Warm the gateway up (code paths, shapes, the caches' own tables) before the baseline.
     for (let warmUp = 1; warmUp <= 3; warmUp += 1) await open(-warmUp);
     const gcExposed = collectGarbage();
-    const before = dataBytes();
-    const cacheBefore = gateway.service.cacheStats().heldBytes;
+    let before = 0;
+    let cacheBefore = 0;
     const count = conversationsFor({ historyBytes, minimum: conversations });
-    for (let i = 0; i < count; i += 1) {
-      onProgress?.(i, count);
+    // A first batch is opened and kept open before the baseline: what the second one adds is
+    // what one more open conversation costs (tables that grew once, shapes, feedback left out).
+    for (let i = 0; i < 2 * count; i += 1) {
+      onProgress?.(i, 2 * count);
+      if (i === count) {
+        collectGarbage();
+        before = dataBytes();
+        cacheBefore = gateway.service.cacheStats().heldBytes;
+      }
       await open(i);
     }
-    onProgress?.(count, count);
+    onProgress?.(2 * count, 2 * count);
     collectGarbage();
     const after = dataBytes();
     const stats = gateway.service.cacheStats();
