@@ -4,14 +4,15 @@ import { jsonSize } from "./json-size.js";
 
 /**
  * Heap a message costs beyond its JSON text: its content address (a 64-character hex string), the
- * history's id and event-id index entries, the digest and projection memos of `@cursor/run`.
- * Measured with the bench's memory part (`pnpm bench --only memory`).
+ * history's id and event-id index entries, the digest and projection memos of `@cursor/run`, its
+ * share of its turn record's index entries. Calibrated with the bench's memory part (`pnpm bench
+ * --only memory`: the ledger's estimate per open conversation beside what it measured).
  */
-export const messageOverheadBytes = 320;
-/** The same for a turn record: its look-up index entries (event, run and message ids). */
-export const turnOverheadBytes = 160;
-/** The owner, its state object, its history log and index maps when empty. */
-const headBaseBytes = 4_096;
+const messageOverheadBytes = 400;
+/** The same for a turn record (its strings are counted by its JSON size). */
+const turnOverheadBytes = 160;
+/** The owner, its state, its history log and their index maps and memos when empty. */
+const headBaseBytes = 8_192;
 
 interface CachedHead {
   readonly owner: ConversationHeadOwner;
@@ -37,10 +38,6 @@ export class HeadCache {
 
   constructor({ ledger }: { ledger: CacheLedger }) {
     this.#ledger = ledger;
-  }
-
-  get size(): number {
-    return this.#heads.size;
   }
 
   /** The cached owner of conversation `key` (not marked used: `remember` does that). */
