@@ -1,50 +1,44 @@
-import { sha256Hex } from "@cursor/run";
+import {
+  assertOnePromptCacheSetting,
+  promptCacheKeyDigest,
+  toWirePromptCacheOptions,
+  toWirePromptCacheRetention,
+} from "@cursor/run";
+import type { PromptCacheOptions, PromptCacheRetention } from "@cursor/run";
 import type {
   OpenAIChatWirePromptCacheOptions,
   OpenAIChatWirePromptCacheRetention,
 } from "./openai-chat-api.js";
 
 /** The retention option as the adapter takes it (the spelling used across these packages). */
-export type OpenAIChatPromptCacheRetention = "in-memory" | "24h";
+export type OpenAIChatPromptCacheRetention = PromptCacheRetention;
 
 /** `prompt_cache_options` as the adapter takes it (GPT-5.6 and later). */
-export interface OpenAIChatPromptCacheOptions {
-  readonly mode?: "implicit" | "explicit";
-  readonly ttl?: "30m";
-}
+export type OpenAIChatPromptCacheOptions = PromptCacheOptions;
 
 /**
- * One caching setting per adapter: `prompt_cache_retention` (older models; deprecated by
- * OpenAI) or `prompt_cache_options` (GPT-5.6 and later). The API treats them as independent, so
- * sending both would make the cache lifetime depend on two settings; it is refused instead.
+ * One caching setting per adapter: `prompt_cache_retention` or `prompt_cache_options`, never
+ * both (see `assertOnePromptCacheSetting` in `@cursor/run`).
  */
-export function assertOneChatCacheSetting(settings: {
+export const assertOneChatCacheSetting: (settings: {
   readonly promptCacheRetention?: OpenAIChatPromptCacheRetention | undefined;
   readonly promptCacheOptions?: OpenAIChatPromptCacheOptions | undefined;
-}): void {
-  if (settings.promptCacheRetention !== undefined && settings.promptCacheOptions !== undefined) {
-    throw new TypeError(
-      "promptCacheRetention and promptCacheOptions cannot both be set: use promptCacheOptions for GPT-5.6 and later, promptCacheRetention for older models",
-    );
-  }
-}
+}) => void = assertOnePromptCacheSetting;
 
 /** The wire form of the options, keys in a fixed order, only those set. */
-export function toChatPromptCacheOptions(
+export const toChatPromptCacheOptions: (
   options: OpenAIChatPromptCacheOptions,
-): OpenAIChatWirePromptCacheOptions {
-  return {
-    ...(options.mode === undefined ? {} : { mode: options.mode }),
-    ...(options.ttl === undefined ? {} : { ttl: options.ttl }),
-  };
-}
+) => OpenAIChatWirePromptCacheOptions = toWirePromptCacheOptions;
+
+/** The wire spelling of the retention policy (`in_memory`, `24h`). */
+export const toChatPromptCacheRetention: (
+  retention: OpenAIChatPromptCacheRetention,
+) => OpenAIChatWirePromptCacheRetention = toWirePromptCacheRetention;
 
 /**
- * `prompt_cache_key`: one key per conversation, so OpenAI routes a conversation's requests to
- * the same cache without pooling every conversation under one hot key, and per `cacheScope` (a
- * gateway's tenant), so two tenants' conversations with the same id never share one. A hash
- * rather than the id and scope themselves, so neither leaves the gateway; 32 hex characters stay
- * well under the API's key length limit.
+ * `prompt_cache_key`: one per conversation and `cacheScope`, hashed (see `promptCacheKeyDigest`);
+ * 32 hex characters stay well under the API's key length limit. The digest's input is spelt as it
+ * always was here (`openai-chat`, colon-separated), so existing conversations keep their caches.
  */
 export function openAIChatPromptCacheKey({
   conversationId,
@@ -53,25 +47,10 @@ export function openAIChatPromptCacheKey({
   conversationId: string;
   cacheScope?: string | undefined;
 }): string {
-  const source =
-    cacheScope === undefined
-      ? `openai-chat:${conversationId}`
-      : `openai-chat:scoped:${JSON.stringify([cacheScope, conversationId])}`;
-  return sha256Hex(source).slice(0, 32);
-}
-
-/** The wire spelling of the retention policy (`in_memory`, `24h`). */
-export function toChatPromptCacheRetention(
-  retention: OpenAIChatPromptCacheRetention,
-): OpenAIChatWirePromptCacheRetention {
-  switch (retention) {
-    case "in-memory":
-      return "in_memory";
-    case "24h":
-      return "24h";
-    default: {
-      const exhaustive: never = retention;
-      throw new TypeError(`unknown prompt cache retention ${String(exhaustive)}`);
-    }
-  }
+  return promptCacheKeyDigest({
+    namespace: "openai-chat",
+    separator: ":",
+    conversationId,
+    cacheScope,
+  }).slice(0, 32);
 }

@@ -31,6 +31,15 @@ describe("openAIResponsesPromptCacheKey", () => {
       openAIResponsesPromptCacheKey({ conversationId: ":b", cacheScope: "a" }),
     );
   });
+
+  it("keeps the keys it has always derived, so existing conversations keep their caches", () => {
+    expect(openAIResponsesPromptCacheKey({ conversationId: "conv-1" })).toBe(
+      "conv_da7532ad54ad85c6d6ce9bce8fa3ac63ddc50373",
+    );
+    expect(openAIResponsesPromptCacheKey({ conversationId: "conv-1", cacheScope: "scope-a" })).toBe(
+      "conv_5830891e56d5e4024e580e21d13fdeb4a0db2620",
+    );
+  });
 });
 
 describe("toOpenAIResponsesWirePromptCacheRetention", () => {

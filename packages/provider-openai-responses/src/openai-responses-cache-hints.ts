@@ -1,51 +1,46 @@
-import { sha256Hex } from "@cursor/run";
+import {
+  assertOnePromptCacheSetting,
+  promptCacheKeyDigest,
+  toWirePromptCacheOptions,
+  toWirePromptCacheRetention,
+} from "@cursor/run";
+import type { PromptCacheOptions, PromptCacheRetention } from "@cursor/run";
 import type {
   OpenAIResponsesWirePromptCacheOptions,
   OpenAIResponsesWirePromptCacheRetention,
 } from "./openai-responses-api.js";
 
 /** How long OpenAI keeps cached prefixes: `in-memory` (minutes, the default) or `24h`. */
-export type OpenAIResponsesPromptCacheRetention = "in-memory" | "24h";
+export type OpenAIResponsesPromptCacheRetention = PromptCacheRetention;
 
 /** The cache options of newer models (`prompt_cache_options`), as the adapter takes them. */
-export interface OpenAIResponsesPromptCacheOptions {
-  readonly mode?: "implicit" | "explicit";
-  readonly ttl?: "30m";
-}
+export type OpenAIResponsesPromptCacheOptions = PromptCacheOptions;
 
 /**
- * One caching setting per adapter: `prompt_cache_retention` (older models; deprecated by
- * OpenAI) or `prompt_cache_options` (GPT-5.6 and later). The API treats them as independent, so
- * sending both would make the cache lifetime depend on two settings; it is refused instead.
+ * One caching setting per adapter: `prompt_cache_retention` or `prompt_cache_options`, never
+ * both (see `assertOnePromptCacheSetting` in `@cursor/run`).
  */
-export function assertOneCacheSetting(settings: {
+export const assertOneCacheSetting: (settings: {
   readonly promptCacheRetention?: OpenAIResponsesPromptCacheRetention | undefined;
   readonly promptCacheOptions?: OpenAIResponsesPromptCacheOptions | undefined;
-}): void {
-  if (settings.promptCacheRetention !== undefined && settings.promptCacheOptions !== undefined) {
-    throw new TypeError(
-      "promptCacheRetention and promptCacheOptions cannot both be set: use promptCacheOptions for GPT-5.6 and later, promptCacheRetention for older models",
-    );
-  }
-}
+}) => void = assertOnePromptCacheSetting;
 
 /** The wire form of the options, keys in a fixed order, only those set. */
-export function toOpenAIResponsesWirePromptCacheOptions(
+export const toOpenAIResponsesWirePromptCacheOptions: (
   options: OpenAIResponsesPromptCacheOptions,
-): OpenAIResponsesWirePromptCacheOptions {
-  return {
-    ...(options.mode === undefined ? {} : { mode: options.mode }),
-    ...(options.ttl === undefined ? {} : { ttl: options.ttl }),
-  };
-}
+) => OpenAIResponsesWirePromptCacheOptions = toWirePromptCacheOptions;
+
+/** The wire spelling of the retention policy (`in_memory`, `24h`). */
+export const toOpenAIResponsesWirePromptCacheRetention: (
+  retention: OpenAIResponsesPromptCacheRetention,
+) => OpenAIResponsesWirePromptCacheRetention = toWirePromptCacheRetention;
 
 /**
- * The `prompt_cache_key` of a conversation. OpenAI routes requests with the same key and prefix
- * to the same cache, so one key per conversation keeps its turns together without piling every
- * conversation onto one key (a key should stay under ~15 requests a minute). The request's
- * `cacheScope` (a gateway's tenant) goes into the key too, so two tenants' conversations with the
- * same id never share one. Hashed so that neither the id nor the scope leaves the gateway and
- * the key stays within the API's length limit.
+ * The `prompt_cache_key` of a conversation (scoped by the request's `cacheScope`, hashed: see
+ * `promptCacheKeyDigest`): `conv_` and 40 hex characters, within the API's length limit. The
+ * digest's input is spelt as it always was here (`openai-responses`, NUL-separated), so existing
+ * conversations keep their caches; a key should stay under ~15 requests a minute, which one key
+ * per conversation does.
  */
 export function openAIResponsesPromptCacheKey({
   conversationId,
@@ -54,24 +49,11 @@ export function openAIResponsesPromptCacheKey({
   conversationId: string;
   cacheScope?: string | undefined;
 }): string {
-  const source =
-    cacheScope === undefined
-      ? `openai-responses\u0000${conversationId}`
-      : `openai-responses\u0000scoped\u0000${JSON.stringify([cacheScope, conversationId])}`;
-  return `conv_${sha256Hex(source).slice(0, 40)}`;
-}
-
-export function toOpenAIResponsesWirePromptCacheRetention(
-  retention: OpenAIResponsesPromptCacheRetention,
-): OpenAIResponsesWirePromptCacheRetention {
-  switch (retention) {
-    case "in-memory":
-      return "in_memory";
-    case "24h":
-      return "24h";
-    default: {
-      const exhaustive: never = retention;
-      throw new Error(`unknown prompt cache retention ${JSON.stringify(exhaustive)}`);
-    }
-  }
+  const digest = promptCacheKeyDigest({
+    namespace: "openai-responses",
+    separator: "\u0000",
+    conversationId,
+    cacheScope,
+  });
+  return `conv_${digest.slice(0, 40)}`;
 }

@@ -143,3 +143,10 @@ export type {
 } from "./provider-error-classifier.js";
 export { parseRetryAfterMs } from "./retry-after.js";
 export type { HeaderSource } from "./retry-after.js";
+export {
+  assertOnePromptCacheSetting,
+  promptCacheKeyDigest,
+  toWirePromptCacheOptions,
+  toWirePromptCacheRetention,
+} from "./prompt-cache-hints.js";
+export type { PromptCacheOptions, PromptCacheRetention } from "./prompt-cache-hints.js";

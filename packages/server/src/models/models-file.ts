@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { requestLimits } from "@cursor/request";
 import { z } from "zod";
+import { readJsonConfigFile } from "../json-config-file.js";
 import { modelEfforts, providerNames } from "./model-config.js";
 import type { ModelConfig } from "./model-config.js";
 import { providerOptionIssues, providerOptionsShape } from "./provider-options.js";
@@ -47,39 +47,16 @@ export function readModelsFile({
   path: string;
   environment: Record<string, string | undefined>;
 }): ModelsFileResult {
-  const where = `CURSOR_GATEWAY_MODELS_FILE (${path})`;
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    return { success: false, issues: [`${where}: cannot read the file (${code})`] };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    // Only the position: the engine's message may quote the file's text.
-    const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    return {
-      success: false,
-      issues: [
-        `${where}: not valid JSON${position === undefined ? "" : ` (at position ${position})`}`,
-      ],
-    };
-  }
-  const parsed = modelsFileSchema.safeParse(json);
-  if (!parsed.success) {
-    return {
-      success: false,
-      issues: parsed.error.issues.map(
-        (issue) => `${where}: ${issuePath(issue.path)}: ${issue.message}`,
-      ),
-    };
-  }
+  const read = readJsonConfigFile({
+    path,
+    variable: "CURSOR_GATEWAY_MODELS_FILE",
+    schema: modelsFileSchema,
+  });
+  if (!read.success) return read;
+  const { data, where } = read;
   const issues: string[] = [];
   const firstIndexById = new Map<string, number>();
-  const models = parsed.data.models.map((entry, index): ModelConfig => {
+  const models = data.models.map((entry, index): ModelConfig => {
     const at = `${where}: models[${index}]`;
     const earlier = firstIndexById.get(entry.id);
     if (earlier === undefined) firstIndexById.set(entry.id, index);
@@ -123,13 +100,4 @@ export function readModelsFile({
   });
   if (issues.length > 0) return { success: false, issues };
   return { success: true, models: models as [ModelConfig, ...ModelConfig[]] };
-}
-
-function issuePath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "(file)";
-  return path
-    .map((key, index) =>
-      typeof key === "number" ? `[${key}]` : `${index === 0 ? "" : "."}${String(key)}`,
-    )
-    .join("");
 }

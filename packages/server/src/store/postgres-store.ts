@@ -4,6 +4,8 @@ import { Client as PgClient, DatabaseError, Pool, TypeOverrides } from "pg";
 import type { PoolClient, PoolConfig } from "pg";
 import { InvalidHistoryError, canonicalJson, decodeCanonicalMessage } from "@cursor/run";
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
+import { conversationColumns, storedConversation } from "./conversation-rows.js";
+import type { ConversationRow } from "./conversation-rows.js";
 import { databaseLabel, databasePassword } from "./database-url.js";
 import type {
   AppendMessagesInput,
@@ -48,20 +50,6 @@ export interface PostgresStoreOptions {
   readonly logger?: PostgresStoreLogger;
 }
 
-interface ConversationRow {
-  epoch: number;
-  message_count: number;
-  head_digest: string;
-  last_run_id: string | null;
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_tokens: number;
-  output_tokens: number;
-  last_input_tokens: number | null;
-  last_input_message_count: number | null;
-  prompt_spec_input: string | null;
-}
-
 /** A message row of the current epoch and where its blob's bytes are. */
 interface MessageBlobRow {
   message_id: string;
@@ -85,10 +73,6 @@ const rowsPerStatement = 500;
 /** A deadlock or serialization failure aborts the whole transaction: it is safe to run again. */
 const retryableCodes = new Set(["40001", "40P01"]);
 const maxTransactionAttempts = 4;
-
-const conversationColumns = `epoch, message_count, head_digest, last_run_id, input_tokens,
-  cached_input_tokens, cache_write_tokens, output_tokens, last_input_tokens,
-  last_input_message_count, prompt_spec_input`;
 
 /**
  * No other process holds the conversation's run lease: a process whose lease was taken over
@@ -1066,47 +1050,6 @@ function decodeMessage(row: {
     });
   }
   return message;
-}
-
-function storedConversation({
-  tenant,
-  conversationId,
-  row,
-  messages,
-  turns,
-}: {
-  tenant: string;
-  conversationId: string;
-  row: ConversationRow;
-  messages: CanonicalMessage[];
-  turns: JsonValue[];
-}): StoredConversation {
-  return {
-    tenant,
-    conversationId,
-    epoch: row.epoch,
-    messages,
-    headDigest: row.head_digest,
-    turns,
-    ...(row.last_run_id === null ? {} : { lastRunId: row.last_run_id }),
-    usage: {
-      inputTokens: row.input_tokens,
-      cachedInputTokens: row.cached_input_tokens,
-      cacheWriteTokens: row.cache_write_tokens,
-      outputTokens: row.output_tokens,
-    },
-    ...(row.last_input_tokens === null || row.last_input_message_count === null
-      ? {}
-      : {
-          lastInput: {
-            inputTokens: row.last_input_tokens,
-            messageCount: row.last_input_message_count,
-          },
-        }),
-    ...(row.prompt_spec_input === null
-      ? {}
-      : { promptSpecInput: JSON.parse(row.prompt_spec_input) as JsonValue }),
-  };
 }
 
 /** A driver message with the URL's password (if any) blanked out, just in case. */

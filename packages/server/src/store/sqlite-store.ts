@@ -5,6 +5,8 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import Database from "better-sqlite3";
 import { InvalidHistoryError, canonicalJson, decodeCanonicalMessage } from "@cursor/run";
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
+import { conversationColumns, storedConversation } from "./conversation-rows.js";
+import type { ConversationRow } from "./conversation-rows.js";
 import type {
   AppendMessagesInput,
   ClientBlobsInput,
@@ -21,20 +23,6 @@ import { blobChunkBytes, migrations } from "./migrations.js";
 import type { ProviderCallStore } from "./provider-call-store.js";
 import { SqliteProviderCalls } from "./sqlite-provider-calls.js";
 import { StoreError } from "./store-error.js";
-
-interface ConversationRow {
-  epoch: number;
-  message_count: number;
-  head_digest: string;
-  last_run_id: string | null;
-  input_tokens: number;
-  cached_input_tokens: number;
-  cache_write_tokens: number;
-  output_tokens: number;
-  last_input_tokens: number | null;
-  last_input_message_count: number | null;
-  prompt_spec_input: string | null;
-}
 
 interface RunRow {
   run_id: string;
@@ -230,32 +218,7 @@ export class SqliteStore implements GatewayStore {
         await nextTurn();
       }
     }
-    return {
-      tenant,
-      conversationId,
-      epoch: row.epoch,
-      messages,
-      headDigest: row.head_digest,
-      turns,
-      ...(row.last_run_id === null ? {} : { lastRunId: row.last_run_id }),
-      usage: {
-        inputTokens: row.input_tokens,
-        cachedInputTokens: row.cached_input_tokens,
-        cacheWriteTokens: row.cache_write_tokens,
-        outputTokens: row.output_tokens,
-      },
-      ...(row.last_input_tokens === null || row.last_input_message_count === null
-        ? {}
-        : {
-            lastInput: {
-              inputTokens: row.last_input_tokens,
-              messageCount: row.last_input_message_count,
-            },
-          }),
-      ...(row.prompt_spec_input === null
-        ? {}
-        : { promptSpecInput: JSON.parse(row.prompt_spec_input) as JsonValue }),
-    };
+    return storedConversation({ tenant, conversationId, row, messages, turns });
   }
 
   async readHistory(
@@ -366,10 +329,7 @@ export class SqliteStore implements GatewayStore {
   #conversationRow(tenant: string, conversationId: string): ConversationRow | undefined {
     return this.#db
       .prepare(
-        `SELECT epoch, message_count, head_digest, last_run_id, input_tokens, cached_input_tokens,
-                cache_write_tokens, output_tokens, last_input_tokens, last_input_message_count,
-                prompt_spec_input
-         FROM conversations WHERE tenant = ? AND conversation_id = ?`,
+        `SELECT ${conversationColumns} FROM conversations WHERE tenant = ? AND conversation_id = ?`,
       )
       .get(tenant, conversationId) as ConversationRow | undefined;
   }

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { readJsonConfigFile } from "../json-config-file.js";
 import { defaultPriceEntries, simulatedPriceEntry } from "./default-prices.js";
 import { priceProviders } from "./price-entry.js";
 import type { PriceEntry } from "./price-entry.js";
@@ -143,36 +143,13 @@ export type PricesFileResult =
  * and model (all of them with `replaceDefaults`). Every problem names the file, entry and field.
  */
 export function readPricesFile(path: string): PricesFileResult {
-  const where = `CURSOR_GATEWAY_PRICES_FILE (${path})`;
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    return { success: false, issues: [`${where}: cannot read the file (${code})`] };
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    return {
-      success: false,
-      issues: [
-        `${where}: not valid JSON${position === undefined ? "" : ` (at position ${position})`}`,
-      ],
-    };
-  }
-  const parsed = pricesFileSchema.safeParse(json);
-  if (!parsed.success) {
-    return {
-      success: false,
-      issues: parsed.error.issues.map(
-        (issue) => `${where}: ${issuePath(issue.path)}: ${issue.message}`,
-      ),
-    };
-  }
-  const file = parsed.data;
+  const read = readJsonConfigFile({
+    path,
+    variable: "CURSOR_GATEWAY_PRICES_FILE",
+    schema: pricesFileSchema,
+  });
+  if (!read.success) return read;
+  const { data: file, where } = read;
   const issues: string[] = [];
   const seen = new Map<string, number>();
   const entries = file.prices.map((entry, index): PriceEntry => {
@@ -198,13 +175,4 @@ export function readPricesFile(path: string): PricesFileResult {
     success: true,
     table: PriceTable.defaults().withOverrides(entries, { replace: file.replaceDefaults === true }),
   };
-}
-
-function issuePath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return "(file)";
-  return path
-    .map((key, index) =>
-      typeof key === "number" ? `[${key}]` : `${index === 0 ? "" : "."}${String(key)}`,
-    )
-    .join("");
 }
