@@ -28,7 +28,7 @@ export interface MemoryRow {
 
 /**
  * How many conversations a measurement opens: at least `minimum`, and enough to hold about
- * 4 MB of history in all (capped at 80), so the figure is a conversation's, not the noise's.
+ * 8 MB of history in all (capped at 80), so the figure is a conversation's, not the noise's.
  */
 export function conversationsFor({
   historyBytes,
@@ -37,7 +37,7 @@ export function conversationsFor({
   historyBytes: number;
   minimum: number;
 }): number {
-  return Math.max(minimum, Math.min(80, Math.ceil(4_000_000 / Math.max(1, historyBytes))));
+  return Math.max(minimum, Math.min(80, Math.ceil(8_000_000 / Math.max(1, historyBytes))));
 }
 
 /** The issue's target: heap per open conversation ≤ 1.5 × its history's JSON size. */

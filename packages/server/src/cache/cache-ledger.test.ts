@@ -109,6 +109,11 @@ describe("CacheLedger", () => {
     expect(evicted).toEqual(["e0"]);
     set("e4", 20, { kind: "prompt-spec" });
     expect(evicted).toEqual(["e0", "e1", "e2"]);
+    expect(ledger.stats().kinds).toMatchObject({
+      head: { entries: 1, evictions: 0 },
+      "prompt-spec": { entries: 1, evictions: 1 },
+      checkpoint: { entries: 0, evictions: 1 },
+    });
   });
 
   it("with a budget of 0 keeps nothing unpinned, and pinned entries until unpinned", () => {
