@@ -13,6 +13,7 @@ import type { BenchPart } from "./run-bench.js";
 
 const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores,wire,isolation,profile]
            [--out DIR] [--from FILE] [--baseline-server DIR]
+           [--history N,N] [--concurrency N,N] [--profile-requests N]
 
 Measures the gateway against its baselines and writes DIR/latest.md, DIR/latest.json and SVG
 charts. DIR defaults to bench/results for a full run (the committed figures the README quotes)
@@ -20,12 +21,48 @@ and to bench/results/quick (not committed) for --quick, so a quick run never rep
   --quick   a short run (smaller session and histories, fewer samples; about 2 minutes)
   --only    run some parts only (the report then lacks the others)
   --from    re-render the report and charts from an earlier run's latest.json
+  --history      history lengths (turns) of the overhead and profile parts, e.g. 10,200
+  --concurrency  conversations at once of the overhead part, e.g. 1 (a focused rerun while
+                 optimising; the full report uses the defaults)
+  --profile-requests  requests the profile part profiles per history length (more: steadier)
   --baseline-server  another build's packages/server folder (built): the isolation part
             measures it too, on the same data, for a before/after comparison (repeatable)
 
 The stores part measures PostgreSQL (1 and 2 gateway processes) beside SQLite when
 CURSOR_GATEWAY_BENCH_DATABASE_URL (or CURSOR_GATEWAY_TEST_DATABASE_URL) names a server where it may
 create databases; without one it measures SQLite only and says so.`;
+
+/** Positive integers from `--history` / `--concurrency`, or a clear error. */
+function integers(option: string, text: string): number[] {
+  const values = text.split(",").map((part) => Number(part.trim()));
+  if (values.length === 0 || values.some((value) => !Number.isInteger(value) || value < 1)) {
+    throw new Error(`--${option} takes positive integers separated by commas, got "${text}"`);
+  }
+  return values;
+}
+
+function withOverheadFocus(
+  settings: ReturnType<typeof benchSettings>,
+  focus: {
+    history: string | undefined;
+    concurrency: string | undefined;
+    profileRequests: string | undefined;
+  },
+): ReturnType<typeof benchSettings> {
+  const history = focus.history === undefined ? undefined : integers("history", focus.history);
+  const concurrency =
+    focus.concurrency === undefined ? undefined : integers("concurrency", focus.concurrency);
+  return {
+    ...settings,
+    ...(history === undefined
+      ? {}
+      : { overheadHistoryTurns: history, profileHistoryTurns: history }),
+    ...(concurrency === undefined ? {} : { overheadConcurrency: concurrency }),
+    ...(focus.profileRequests === undefined
+      ? {}
+      : { profileRequests: integers("profile-requests", focus.profileRequests)[0]! }),
+  };
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -36,6 +73,9 @@ async function main(): Promise<void> {
       out: { type: "string" },
       from: { type: "string" },
       "baseline-server": { type: "string", multiple: true },
+      history: { type: "string" },
+      concurrency: { type: "string" },
+      "profile-requests": { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
@@ -46,7 +86,11 @@ async function main(): Promise<void> {
   const parts = (values.only?.split(",").map((part) => part.trim()) ?? benchParts) as BenchPart[];
   const unknown = parts.filter((part) => !benchParts.includes(part));
   if (unknown.length > 0) throw new Error(`unknown part(s) ${unknown.join(", ")}\n\n${usage}`);
-  const settings = benchSettings(values.quick ? "quick" : "full");
+  const settings = withOverheadFocus(benchSettings(values.quick ? "quick" : "full"), {
+    history: values.history,
+    concurrency: values.concurrency,
+    profileRequests: values["profile-requests"],
+  });
   const outDir = resolve(values.out ?? defaultOutDir(values.quick ? "quick" : "full"));
   let results: BenchResults;
   if (values.from === undefined) {

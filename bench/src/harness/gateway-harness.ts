@@ -102,6 +102,41 @@ export class GatewayHarness {
 }
 
 /**
+ * The operator's environment variables for a bench gateway: a loopback port of its own, the data
+ * folder, `provider` pointing at `providerURL` (a fake provider), the bench checkpoint secret.
+ */
+export function gatewayEnvironment({
+  provider,
+  providerURL,
+  dataDir,
+  contextWindow,
+}: {
+  provider: BenchProvider;
+  providerURL: string;
+  dataDir: string;
+  contextWindow?: number | undefined;
+}): Record<string, string> {
+  return {
+    CURSOR_GATEWAY_HOST: "127.0.0.1",
+    CURSOR_GATEWAY_PORT: "0",
+    CURSOR_GATEWAY_DATA_DIR: dataDir,
+    CURSOR_GATEWAY_PROVIDER: provider,
+    CURSOR_GATEWAY_CHECKPOINT_SECRET: benchCheckpointSecret,
+    ...(contextWindow === undefined
+      ? {}
+      : { CURSOR_GATEWAY_CONTEXT_WINDOW: String(contextWindow) }),
+    ...(provider === "anthropic"
+      ? {
+          ANTHROPIC_API_KEY: "bench-key",
+          ANTHROPIC_BASE_URL: providerURL,
+          // The server's default Anthropic model is one the SDK warns about on every call.
+          CURSOR_GATEWAY_MODEL: benchAnthropicModel,
+        }
+      : { OPENAI_API_KEY: "bench-key", OPENAI_BASE_URL: providerURL }),
+  };
+}
+
+/**
  * Starts the real gateway in this process on a loopback port, configured through the same
  * environment variables an operator uses, with `provider` pointing at `providerURL` (a fake
  * provider: `openaiBaseURL` for OpenAI, `anthropicBaseURL` for Anthropic).
@@ -121,24 +156,7 @@ export async function launchGateway({
   clock?: (() => number) | undefined;
   toolBridge?: ToolBridgeFactory | undefined;
 }): Promise<RunningGateway> {
-  const environment: Record<string, string> = {
-    CURSOR_GATEWAY_HOST: "127.0.0.1",
-    CURSOR_GATEWAY_PORT: "0",
-    CURSOR_GATEWAY_DATA_DIR: dataDir,
-    CURSOR_GATEWAY_PROVIDER: provider,
-    CURSOR_GATEWAY_CHECKPOINT_SECRET: benchCheckpointSecret,
-    ...(contextWindow === undefined
-      ? {}
-      : { CURSOR_GATEWAY_CONTEXT_WINDOW: String(contextWindow) }),
-    ...(provider === "anthropic"
-      ? {
-          ANTHROPIC_API_KEY: "bench-key",
-          ANTHROPIC_BASE_URL: providerURL,
-          // The server's default Anthropic model is one the SDK warns about on every call.
-          CURSOR_GATEWAY_MODEL: benchAnthropicModel,
-        }
-      : { OPENAI_API_KEY: "bench-key", OPENAI_BASE_URL: providerURL }),
-  };
+  const environment = gatewayEnvironment({ provider, providerURL, dataDir, contextWindow });
   return startGateway({
     config: loadConfig(environment),
     logger: false,

@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchGateway, unlimitedContextWindow } from "../harness/gateway-harness.js";
+import { unlimitedContextWindow } from "../harness/gateway-harness.js";
+import { GatewayProcess } from "../harness/gateway-process.js";
 import { getJson, sendSessionRequest } from "../harness/gateway-http.js";
 import { quantile } from "../stats.js";
 import { FakeProviderProcess } from "./fake-provider-process.js";
-import { PassThroughProxy } from "./pass-through-proxy.js";
+import { HopProcess } from "./hop-process.js";
+import { processCpuMs } from "./process-cpu.js";
 import { seededConversation } from "./seeded-conversation.js";
 import { timedStream } from "./timed-stream.js";
 import type { StreamTiming } from "./timed-stream.js";
@@ -38,6 +40,11 @@ export interface OverheadRow {
   readonly stringifyMs: number;
   readonly direct: { readonly firstText: Quantiles; readonly end: Quantiles };
   readonly proxy: PathFigures;
+  /**
+   * Fastify + the official SDK relaying the same body (no history, store or checkpoint work):
+   * what the gateway's framework and transport cost on their own. Absent in older reports.
+   */
+  readonly relay?: PathFigures;
   readonly gateway: PathFigures;
   /** gateway-added ÷ pass-through-added (p50 and p99), to the first text delta and to the end. */
   readonly ratio: {
@@ -50,6 +57,15 @@ export interface OverheadRow {
   readonly checkpointEventBytes: number;
   /** The full `checkpoint` form of the same head (`GET …/checkpoint`), once at the end. */
   readonly fullCheckpointBytes: number;
+  /**
+   * CPU time per measured call of the gateway process and of the pass-through proxy process
+   * (`/proc`, user + system; NaN elsewhere): what each hop costs, whatever the machine's load.
+   */
+  readonly cpuPerCallMs?: {
+    readonly gateway: number;
+    readonly proxy: number;
+    readonly relay?: number;
+  };
   /** Calls on any path that failed (non-200 or no completed end); must be 0. */
   readonly errors: number;
   /** Kept for older reports: the gateway's end-to-end figures. */
@@ -66,7 +82,7 @@ interface ProviderRequestsAnswer {
   readonly requests: readonly { readonly body: unknown }[];
 }
 
-type Path = "direct" | "proxy" | "gateway";
+type Path = "direct" | "proxy" | "relay" | "gateway";
 
 function quantiles(values: readonly number[]): Quantiles {
   return { p50: quantile(values, 0.5), p95: quantile(values, 0.95), p99: quantile(values, 0.99) };
@@ -74,7 +90,8 @@ function quantiles(values: readonly number[]): Quantiles {
 
 /**
  * Part 4a, measured like the public gateway benchmarks: `concurrency` conversations with
- * `historyTurns` turns of history are resumed in an in-process gateway from client checkpoints
+ * `historyTurns` turns of history are resumed in a gateway process (`cursor-gateway serve`, like
+ * the pass-through proxy its own process) from client checkpoints
  * (setup, not measured). Then, round after round, each conversation gets a new user message
  * through the gateway (validation, turn preparation, projection, the provider package, store
  * commit, checkpoint, SSE), and the body the gateway sent is posted, byte for byte, straight to
@@ -98,9 +115,10 @@ export async function measureGatewayOverhead({
   onProgress?: (done: number, total: number) => void;
 }): Promise<OverheadRow> {
   const fake = await FakeProviderProcess.start();
-  const proxy = await PassThroughProxy.start(fake.url);
+  const proxy = await HopProcess.start({ kind: "pass-through-proxy", upstream: fake.url });
+  const relay = await HopProcess.start({ kind: "sdk-relay", upstream: fake.url });
   const dataDir = mkdtempSync(join(tmpdir(), "cursor-bench-overhead-"));
-  const gateway = await launchGateway({
+  const gateway = await GatewayProcess.start({
     provider: "openai-responses",
     providerURL: fake.openaiBaseURL,
     dataDir,
@@ -108,13 +126,29 @@ export async function measureGatewayOverhead({
     contextWindow: unlimitedContextWindow,
   });
   const rounds = Math.max(3, Math.ceil(samples / concurrency));
-  const times: Record<Path, StreamTiming[]> = { direct: [], proxy: [], gateway: [] };
+  const times: Record<Path, StreamTiming[]> = { direct: [], proxy: [], relay: [], gateway: [] };
   const bodyBytes: number[] = [];
   const stringifyMs: number[] = [];
   let errors = 0;
   const deviations: string[] = [];
   const checkpointEventBytes: number[] = [];
   let fullCheckpointBytes = Number.NaN;
+  const cpuMs = { gateway: 0, proxy: 0, relay: 0 };
+  // A path's calls, with the CPU time its hop's process spent on them (measured rounds only).
+  const measuredPath = async (path: Path, bodies: readonly string[], measured: boolean) => {
+    const pid =
+      path === "gateway"
+        ? gateway.pid
+        : path === "proxy"
+          ? proxy.pid
+          : path === "relay"
+            ? relay.pid
+            : undefined;
+    const before = processCpuMs(pid);
+    const timings = await runPath(path, bodies);
+    if (measured && path !== "direct") cpuMs[path] += processCpuMs(pid) - before;
+    return timings;
+  };
 
   const runPath = (path: Path, bodies: readonly string[]): Promise<StreamTiming[]> =>
     Promise.all(
@@ -127,7 +161,7 @@ export async function measureGatewayOverhead({
                 marker: "event: text.delta",
               })
             : await timedStream({
-                url: `${path === "direct" ? fake.url : proxy.url}/v1/responses`,
+                url: `${path === "direct" ? fake.url : path === "proxy" ? proxy.url : relay.url}/v1/responses`,
                 body,
                 marker: "response.output_text.delta",
                 headers: { authorization: "Bearer bench-key" },
@@ -176,7 +210,7 @@ export async function measureGatewayOverhead({
       const turns = conversations.map((conversation) => userTurn(conversation, round));
       // The gateway produces the round's provider bodies, so it goes first; the other two paths
       // alternate. Each round, every path streams all conversations at once.
-      const gatewayRun = await runPath("gateway", turns);
+      const gatewayRun = await measuredPath("gateway", turns, round >= 0);
       const providerBodies = await Promise.all(
         conversations.map(async ({ conversationId }) => {
           const answer = (await getJson(
@@ -193,15 +227,15 @@ export async function measureGatewayOverhead({
           return json;
         }),
       );
-      const first: Path = round % 2 === 0 ? "direct" : "proxy";
-      const second: Path = first === "direct" ? "proxy" : "direct";
-      const firstRun = await runPath(first, providerBodies);
-      const secondRun = await runPath(second, providerBodies);
+      // The replaying paths in a rotating order, so none is always first after the gateway.
+      const replaying: Path[] = ["direct", "proxy", "relay"];
+      const order = replaying.map((_, index) => replaying[(index + round + 3) % 3]!);
+      const runs: Partial<Record<Path, StreamTiming[]>> = {};
+      for (const path of order) runs[path] = await measuredPath(path, providerBodies, round >= 0);
       if (round >= 0) {
         for (const timing of gatewayRun) checkpointEventBytes.push(deltaEventBytes(timing.text));
         times.gateway.push(...gatewayRun);
-        times[first].push(...firstRun);
-        times[second].push(...secondRun);
+        for (const path of order) times[path].push(...runs[path]!);
       }
       await fake.reset();
     }
@@ -214,6 +248,7 @@ export async function measureGatewayOverhead({
   } finally {
     await gateway.close();
     await proxy.close();
+    await relay.close();
     await fake.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -230,11 +265,17 @@ export async function measureGatewayOverhead({
     addedEnd: quantiles(added(path, end)),
   });
   const proxyFigures = figures("proxy");
+  const relayFigures = figures("relay");
   const gatewayFigures = figures("gateway");
   return {
     historyTurns,
     concurrency,
     samples: times.gateway.length,
+    cpuPerCallMs: {
+      gateway: cpuMs.gateway / times.gateway.length,
+      proxy: cpuMs.proxy / times.proxy.length,
+      relay: cpuMs.relay / times.relay.length,
+    },
     bodyBytes: quantile(bodyBytes, 0.5),
     stringifyMs: quantile(stringifyMs, 0.5),
     direct: {
@@ -242,6 +283,7 @@ export async function measureGatewayOverhead({
       end: quantiles(series("direct", end)),
     },
     proxy: proxyFigures,
+    relay: relayFigures,
     gateway: gatewayFigures,
     ratio: {
       firstTextP50: gatewayFigures.addedFirstText.p50 / proxyFigures.addedFirstText.p50,

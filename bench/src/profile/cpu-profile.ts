@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -162,6 +162,14 @@ export async function profileGateway({
     }
     onProgress?.(requests, requests);
     const { profile } = (await session.post("Profiler.stop")) as { profile: CpuProfile };
+    // The raw profile, for Chrome DevTools or a closer look (`CURSOR_BENCH_PROFILE_DIR`).
+    const keep = process.env.CURSOR_BENCH_PROFILE_DIR;
+    if (keep !== undefined && keep !== "") {
+      writeFileSync(
+        join(keep, `gateway-${historyTurns}-turns.cpuprofile`),
+        JSON.stringify(profile),
+      );
+    }
     const { busyMs, top } = topSelfTime(profile, limit);
     return { historyTurns, requests: profiled, busyMs, top };
   } finally {

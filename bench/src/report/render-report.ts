@@ -59,7 +59,7 @@ export function headlineFigures(results: BenchResults): string[] {
   }
   for (const row of results.overhead) {
     lines.push(
-      `Gateway overhead at ${row.historyTurns} turns of history, ${row.concurrency} at once: +${milliseconds(row.gateway.addedEnd.p50)} p50 / +${milliseconds(row.gateway.addedEnd.p99)} p99 to the end (pass-through proxy +${milliseconds(row.proxy.addedEnd.p50)} / +${milliseconds(row.proxy.addedEnd.p99)}: ${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}), first text ${ratio(row.ratio.firstTextP50)} p50`,
+      `Gateway overhead at ${row.historyTurns} turns of history, ${row.concurrency} at once: +${milliseconds(row.gateway.addedEnd.p50)} p50 / +${milliseconds(row.gateway.addedEnd.p99)} p99 to the end (pass-through proxy +${milliseconds(row.proxy.addedEnd.p50)} / +${milliseconds(row.proxy.addedEnd.p99)}: ${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}), first text ${ratio(row.ratio.firstTextP50)} p50${row.relay === undefined ? "" : `; SDK relay +${milliseconds(row.relay.addedEnd.p50)}`}${row.cpuPerCallMs === undefined ? "" : `; CPU per call ${milliseconds(row.cpuPerCallMs.gateway)} vs proxy ${milliseconds(row.cpuPerCallMs.proxy)}${row.cpuPerCallMs.relay === undefined ? "" : ` and relay ${milliseconds(row.cpuPerCallMs.relay)}`}`}`,
     );
   }
   lines.push(...isolationHeadlines(results));
@@ -448,14 +448,20 @@ function overheadSection(results: BenchResults): string[] {
       "## 4. Gateway overhead",
       "",
       "Measured like the public gateway benchmarks. Conversations with the given history are resumed from client " +
-        "checkpoints in an in-process gateway (OpenAI Responses package; setup, not counted). Then, round after round, " +
+        "checkpoints in a gateway process (`cursor-gateway serve` of this build, OpenAI Responses package, SQLite; " +
+        "setup, not counted), its own process like the pass-through proxy, so the benchmark client's work never runs on " +
+        "the gateway's thread. Then, round after round, " +
         "each conversation gets a new user message through the gateway, and the provider body the gateway sent is posted " +
         "byte for byte straight to the fake provider (`direct`) and through a bare Node pass-through proxy in its own " +
         "process that pipes bytes without parsing (`proxy`: the floor of any Node gateway). The three paths alternate " +
         "round by round, all conversations of a path streaming at once; the fake provider (its own process) answers every " +
         "call with the same short text stream. Added = path − direct per sample (same body, same round); ratio = " +
         "gateway-added ÷ proxy-added. Targets: ratio ≤ 2 at p50 and ≤ 3 at p99; at 1 000 turns added end p50 ≤ one " +
-        "`JSON.stringify` of the body + 2× the proxy's.",
+        "`JSON.stringify` of the body + 2× the proxy's. A fourth path, the SDK relay, is this design's floor: a Fastify " +
+        "server in its own process handing the same body to the official OpenAI SDK and re-emitting its text deltas, " +
+        "without any of the gateway's work (history, store, checkpoint, usage records). CPU per call is the CPU time (user + system, from `/proc`) the " +
+        "gateway process and the proxy process spent on the measured calls, divided by the calls: unlike latency it " +
+        "does not depend on the machine's load.",
       "",
       markdownTable({
         header: [
@@ -471,7 +477,9 @@ function overheadSection(results: BenchResults): string[] {
           "proxy added end p50 / p95 / p99",
           "gateway added end p50 / p95 / p99",
           "ratio end p50 / p99",
+          "SDK relay added end p50 / p99",
           "checkpoint event (delta / full)",
+          "CPU per call gateway / proxy / relay",
           "errors",
         ],
         rows: results.overhead.map((row) => [
@@ -487,7 +495,16 @@ function overheadSection(results: BenchResults): string[] {
           `${milliseconds(row.proxy.addedEnd.p50)} / ${milliseconds(row.proxy.addedEnd.p95)} / ${milliseconds(row.proxy.addedEnd.p99)}`,
           `${milliseconds(row.gateway.addedEnd.p50)} / ${milliseconds(row.gateway.addedEnd.p95)} / ${milliseconds(row.gateway.addedEnd.p99)}`,
           `${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}`,
+          // Older reports have no relay or CPU figures.
+          row.relay === undefined
+            ? "—"
+            : `${milliseconds(row.relay.addedEnd.p50)} / ${milliseconds(row.relay.addedEnd.p99)}`,
           `${bytes(row.checkpointEventBytes)} / ${bytes(row.fullCheckpointBytes)}`,
+          row.cpuPerCallMs === undefined
+            ? "—"
+            : [row.cpuPerCallMs.gateway, row.cpuPerCallMs.proxy, row.cpuPerCallMs.relay]
+                .map((value) => (value === undefined ? "—" : milliseconds(value)))
+                .join(" / "),
           String(row.errors),
         ]),
       }),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { deepFreeze } from "@cursor/run";
 import type { JsonValue, ModelAssistantMessage, ModelMessage, ModelToolMessage } from "@cursor/run";
 import type { AnthropicContentBlock } from "./anthropic-api.js";
 import { convertToAnthropicInput } from "./convert-to-anthropic-input.js";
@@ -230,5 +231,28 @@ describe("convertToAnthropicInput", () => {
       "thinking",
       "tool_use",
     ]);
+  });
+
+  it("converts a frozen message once: later calls share its blocks while merging copies arrays", () => {
+    const history = deepFreeze([
+      userText("user:1", "user", "Read a.ts."),
+      assistant({
+        id: "assistant:r:0",
+        toolCalls: [{ index: 0, callId: "toolu_1", name: "read_file", arguments: "{}" }],
+      }),
+      toolResult("toolu_1", "export const a = 1;"),
+    ]) as readonly ModelMessage[];
+    const first = convertToAnthropicInput(history);
+    const longer = deepFreeze([...history, userText("user:2", "user", "Thanks.")]);
+    const second = convertToAnthropicInput(longer);
+    const blocks = (result: typeof first): readonly unknown[] =>
+      result.messages.flatMap((message): readonly unknown[] => message.content);
+    blocks(first).forEach((block, index) => expect(blocks(second)[index]).toBe(block));
+    // The merged last user message is a new array: the earlier body is unchanged.
+    expect(first.messages[2]!.content).toHaveLength(1);
+    expect(second.messages[2]!.content).toHaveLength(2);
+    expect(Object.isFrozen(blocks(second)[0])).toBe(true);
+    const fresh = structuredClone([...longer]) as ModelMessage[];
+    expect(JSON.stringify(convertToAnthropicInput(fresh))).toBe(JSON.stringify(second));
   });
 });

@@ -1,8 +1,66 @@
+import { deepFreeze } from "@cursor/run";
 import type { ModelMessage, Warning } from "@cursor/run";
-import type { AnthropicMessage, AnthropicUserBlock } from "./anthropic-api.js";
+import type {
+  AnthropicAssistantBlock,
+  AnthropicMessage,
+  AnthropicUserBlock,
+} from "./anthropic-api.js";
 import { convertAnthropicAssistantContent } from "./convert-anthropic-assistant-content.js";
 import { convertAnthropicToolResult } from "./convert-anthropic-tool-result.js";
 import { convertAnthropicUserContent } from "./convert-anthropic-user-content.js";
+
+type MessageBlocks =
+  | { readonly side: "user"; readonly blocks: readonly AnthropicUserBlock[] }
+  | { readonly side: "assistant"; readonly blocks: readonly AnthropicAssistantBlock[] };
+
+interface ConvertedMessage {
+  readonly index: number;
+  readonly converted: MessageBlocks;
+  readonly warnings: readonly Warning[];
+}
+
+function convertMessage(
+  message: ModelMessage,
+  path: string,
+): {
+  converted: MessageBlocks;
+  warnings: readonly Warning[];
+} {
+  switch (message.role) {
+    case "user": {
+      const { blocks, warnings } = convertAnthropicUserContent({ message, path });
+      return { converted: { side: "user", blocks }, warnings };
+    }
+    case "tool": {
+      const { block, warnings } = convertAnthropicToolResult({ message, path });
+      return { converted: { side: "user", blocks: [block] }, warnings };
+    }
+    case "assistant": {
+      const { blocks, warnings } = convertAnthropicAssistantContent({ message, path });
+      return { converted: { side: "assistant", blocks }, warnings };
+    }
+    default: {
+      const exhaustive: never = message;
+      throw new TypeError(`unknown model message ${JSON.stringify(exhaustive)}`);
+    }
+  }
+}
+
+// A message's blocks depend on that (frozen) message and its index only (the index names it in
+// warnings), so they are converted once and shared, frozen, by every later body: a call converts
+// only what the history added since the previous one. Merging and cache markers copy the arrays
+// and the marked blocks; they never write to a shared block.
+const convertedMessages = new WeakMap<ModelMessage, ConvertedMessage>();
+
+function convertOnce(message: ModelMessage, index: number): ConvertedMessage {
+  const cached = convertedMessages.get(message);
+  if (cached !== undefined && cached.index === index) return cached;
+  const { converted, warnings } = convertMessage(message, `messages[${index}]`);
+  const entry: ConvertedMessage = { index, converted: deepFreeze(converted), warnings };
+  // Only a frozen message is known never to change under its cached blocks.
+  if (Object.isFrozen(message)) convertedMessages.set(message, entry);
+  return entry;
+}
 
 /**
  * Projects the canonical history onto strict user / assistant alternation (the API combines
@@ -14,7 +72,8 @@ import { convertAnthropicUserContent } from "./convert-anthropic-user-content.js
  * message that ended turn N. Tool results come first in their user message because canonical
  * order puts them right after their assistant message, as the API requires.
  *
- * Pure: builds new objects only and never touches the (frozen) request.
+ * Pure: builds new message objects and arrays only and never touches the (frozen) request; the
+ * blocks are frozen and shared between calls.
  */
 export function convertToAnthropicInput(messages: readonly ModelMessage[]): {
   messages: AnthropicMessage[];
@@ -34,42 +93,24 @@ export function convertToAnthropicInput(messages: readonly ModelMessage[]): {
   };
 
   messages.forEach((message, index) => {
-    const path = `messages[${index}]`;
-    switch (message.role) {
-      case "user": {
-        const converted = convertAnthropicUserContent({ message, path });
-        warnings.push(...converted.warnings);
-        appendUserBlocks(converted.blocks);
-        break;
-      }
-      case "tool": {
-        const converted = convertAnthropicToolResult({ message, path });
-        warnings.push(...converted.warnings);
-        appendUserBlocks([converted.block]);
-        break;
-      }
-      case "assistant": {
-        const converted = convertAnthropicAssistantContent({ message, path });
-        warnings.push(...converted.warnings);
-        // No blocks: nothing the API accepts (empty, or thinking only). Leaving it out is
-        // deterministic, so the user messages around it merge the same way on every turn.
-        if (converted.blocks.length === 0) break;
-        const last = wire[wire.length - 1];
-        // The API combines consecutive assistant turns into one; doing it here means the rules
-        // (thinking first in an open round, no final thinking block) are checked on what the
-        // API sees. Like the user-side merge, it only appends blocks.
-        if (last?.role === "assistant") {
-          last.content.push(...converted.blocks);
-        } else {
-          wire.push({ role: "assistant", content: [...converted.blocks] });
-          sources.set(wire.length - 1, path);
-        }
-        break;
-      }
-      default: {
-        const exhaustive: never = message;
-        throw new TypeError(`unknown model message ${JSON.stringify(exhaustive)}`);
-      }
+    const { converted, warnings: found } = convertOnce(message, index);
+    for (const warning of found) warnings.push(warning);
+    if (converted.side === "user") {
+      appendUserBlocks(converted.blocks);
+      return;
+    }
+    // No blocks: nothing the API accepts (empty, or thinking only). Leaving it out is
+    // deterministic, so the user messages around it merge the same way on every turn.
+    if (converted.blocks.length === 0) return;
+    const last = wire[wire.length - 1];
+    // The API combines consecutive assistant turns into one; doing it here means the rules
+    // (thinking first in an open round, no final thinking block) are checked on what the
+    // API sees. Like the user-side merge, it only appends blocks.
+    if (last?.role === "assistant") {
+      last.content.push(...converted.blocks);
+    } else {
+      wire.push({ role: "assistant", content: [...converted.blocks] });
+      sources.set(wire.length - 1, `messages[${index}]`);
     }
   });
   return { messages: wire, warnings, assistantSources: sources };

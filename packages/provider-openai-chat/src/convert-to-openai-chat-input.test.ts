@@ -7,6 +7,7 @@ import {
   createRequestContextMessage,
   createToolResultMessage,
   createUserMessage,
+  deepFreeze,
   sha256Hex,
   toModelRequest,
 } from "@cursor/run";
@@ -116,5 +117,44 @@ describe("convertToOpenAIChatInput", () => {
       "messages[3].image",
       "messages[5].image",
     ]);
+  });
+
+  it("converts frozen history once: a later call shares the same wire messages, byte for byte", () => {
+    // Frozen, as a HistoryLog holds them (`toModelRequest` then keeps its projections too).
+    const history = deepFreeze([
+      createUserMessage({ id: "user:1", content: [{ type: "text", text: "List files." }] }),
+      createAssistantMessage({
+        runId: "r",
+        step: 0,
+        text: "",
+        toolCalls: [{ index: 0, callId: "call_1", name: "ls", arguments: "{}" }],
+      }),
+      createToolResultMessage({ callId: "call_1", name: "ls", content: "a b" }),
+      createAssistantMessage({ runId: "r", step: 1, text: "Two files." }),
+    ]);
+    const project = (count: number) =>
+      toModelRequest({
+        conversationId: "c",
+        model: "m",
+        promptSpec,
+        messages: history.slice(0, count),
+      }).messages;
+    const convert = (messages: readonly ModelMessage[], replayReasoningContent = false) =>
+      convertToOpenAIChatInput({
+        instructions: "Be brief.",
+        messages,
+        systemRole: "system",
+        replayReasoningContent,
+      });
+    const first = convert(project(3)).messages;
+    const second = convert(project(4)).messages;
+    // The system message is rebuilt; every history message after it is the same object.
+    for (let index = 1; index < first.length; index += 1) expect(second[index]).toBe(first[index]);
+    expect(Object.isFrozen(second[1])).toBe(true);
+    // Another reasoning setting converts again.
+    expect(convert(project(4), true).messages[2]).not.toBe(second[2]);
+    const unfrozen = structuredClone(project(4)) as ModelMessage[];
+    expect(JSON.stringify(convert(unfrozen))).toBe(JSON.stringify(convert(project(4))));
+    expect(convert(unfrozen).messages[1]).not.toBe(second[1]);
   });
 });

@@ -1,4 +1,5 @@
-import type { ModelMessage } from "@cursor/run";
+import { deepFreeze } from "@cursor/run";
+import type { ModelMessage, ModelToolMessage } from "@cursor/run";
 import { describe, expect, it } from "vitest";
 import { convertToOpenAIResponsesInput } from "./convert-to-openai-responses-input.js";
 
@@ -47,5 +48,31 @@ describe("convertToOpenAIResponsesInput", () => {
     const shorter = convertToOpenAIResponsesInput(messages.slice(0, 3)).input;
     const longer = convertToOpenAIResponsesInput(messages).input;
     expect(longer.slice(0, shorter.length)).toEqual(shorter);
+  });
+
+  it("converts a frozen message once: a later call shares its items, frozen, byte for byte", () => {
+    const frozen = messages.map((message) => deepFreeze(structuredClone(message)));
+    const first = convertToOpenAIResponsesInput(frozen.slice(0, 3));
+    const second = convertToOpenAIResponsesInput(frozen);
+    expect(second.input.slice(0, first.input.length)).toHaveLength(first.input.length);
+    second.input.slice(0, first.input.length).forEach((item, index) => {
+      expect(item).toBe(first.input[index]);
+    });
+    expect(Object.isFrozen(second.input[0])).toBe(true);
+    expect(JSON.stringify(second)).toBe(JSON.stringify(convertToOpenAIResponsesInput(messages)));
+  });
+
+  it("converts again when a message moves (its warnings name its new index) or is not frozen", () => {
+    const frozen = messages.map((message) => deepFreeze(structuredClone(message)));
+    convertToOpenAIResponsesInput(frozen);
+    // After a compaction the same message can sit at another index.
+    const moved = convertToOpenAIResponsesInput(frozen.slice(1));
+    expect(moved.warnings.map((warning) => warning.path)).toEqual(["messages[2]"]);
+    const open = structuredClone(messages[2]!) as {
+      -readonly [K in keyof ModelToolMessage]: ModelToolMessage[K];
+    };
+    const before = convertToOpenAIResponsesInput([open]).input[0];
+    open.content = "changed";
+    expect(convertToOpenAIResponsesInput([open]).input[0]).not.toEqual(before);
   });
 });

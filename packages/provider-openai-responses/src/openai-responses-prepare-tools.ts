@@ -1,3 +1,4 @@
+import { deepFreeze } from "@cursor/run";
 import type { ToolSpec, Warning } from "@cursor/run";
 import type {
   OpenAIResponsesFunctionTool,
@@ -12,7 +13,19 @@ export interface PrepareOpenAIResponsesToolsResult {
   readonly warnings: Warning[];
 }
 
+// A prompt spec's tools are frozen and the same objects on every turn: each converts (and has its
+// schema checked for strict mode) once.
+const convertedTools = new WeakMap<ToolSpec, OpenAIResponsesFunctionTool>();
+
 function convertTool(tool: ToolSpec): OpenAIResponsesFunctionTool {
+  const cached = convertedTools.get(tool);
+  if (cached !== undefined) return cached;
+  const converted = deepFreeze(toFunctionTool(tool));
+  if (Object.isFrozen(tool)) convertedTools.set(tool, converted);
+  return converted;
+}
+
+function toFunctionTool(tool: ToolSpec): OpenAIResponsesFunctionTool {
   return {
     type: "function",
     name: tool.name,

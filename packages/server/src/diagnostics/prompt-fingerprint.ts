@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { withoutCacheControl } from "@cursor/fake-provider";
-import { providerHistoryItems } from "../providers/provider-history-items.js";
 import { cacheNamespaceFields, isRecord } from "./provider-body.js";
 import type { ProviderFormat } from "./provider-body.js";
 
@@ -10,8 +9,10 @@ import type { ProviderFormat } from "./provider-body.js";
  * i + 1 link i and history item i (Anthropic blocks without their cache markers). Two prompts
  * share their first n history items and preamble exactly when their links n are equal, so a
  * later call is checked against an earlier one from the earlier one's last link alone: O(1)
- * bytes kept per call, O(body) hashing per call, and no token counting (the doctor counts
- * tokens only where a prefix broke).
+ * bytes kept per call, and no token counting (the doctor counts tokens only where a prefix
+ * broke). Provider packages share their frozen history items between calls, so a link is
+ * remembered per frozen item (with the link before it): a call hashes only the items the history
+ * added since the previous call, not the whole body again.
  */
 export interface PromptFingerprint {
   /** Items of the append-only list. */
@@ -56,8 +57,108 @@ function preamble(body: Record<string, unknown>, format: ProviderFormat): unknow
   }
 }
 
+// JSON of frozen objects (a provider package's tool definitions, shared by every body): the
+// preamble is stringified from them without walking every tool schema again on each call.
+const jsonTexts = new WeakMap<object, string>();
+
+function jsonOf(value: unknown): string {
+  if (typeof value === "object" && value !== null && Object.isFrozen(value)) {
+    const known = jsonTexts.get(value);
+    if (known !== undefined) return known;
+    const text = JSON.stringify(value);
+    jsonTexts.set(value, text);
+    return text;
+  }
+  // As inside an array: `undefined` (and what JSON cannot hold) is `null`.
+  return JSON.stringify(value) ?? "null";
+}
+
+/** `JSON.stringify(parts)`, byte for byte, with the arrays' frozen elements remembered. */
+function preambleJson(parts: readonly unknown[]): string {
+  const part = (value: unknown) =>
+    Array.isArray(value) ? `[${value.map(jsonOf).join(",")}]` : jsonOf(value);
+  return `[${parts.map(part).join(",")}]`;
+}
+
 const link = (previous: string, bytes: string) =>
   createHash("sha256").update(previous).update("\n").update(bytes).digest("hex");
+
+/** The link a frozen item made after `previous` (an Anthropic block: within a `role`). */
+interface RememberedLink {
+  readonly previous: string;
+  readonly role: unknown;
+  readonly link: string;
+}
+
+// Keyed by the provider package's frozen item objects: they live as long as a body or the
+// package's conversion cache holds them, and a frozen item's JSON never changes.
+const rememberedLinks = new WeakMap<object, RememberedLink>();
+
+/**
+ * The next link: remembered when `source` is a frozen object already linked after `previous`,
+ * else hashed from `item()` (the item as the doctor segments it) and remembered.
+ */
+function nextLink({
+  previous,
+  source,
+  role,
+  item,
+}: {
+  previous: string;
+  source: unknown;
+  role: unknown;
+  item: () => unknown;
+}): string {
+  const frozen = typeof source === "object" && source !== null && Object.isFrozen(source);
+  if (frozen) {
+    const known = rememberedLinks.get(source);
+    if (known !== undefined && known.previous === previous && known.role === role) {
+      return known.link;
+    }
+  }
+  const made = link(previous, JSON.stringify(item()) ?? "null");
+  if (frozen) rememberedLinks.set(source, { previous, role, link: made });
+  return made;
+}
+
+/**
+ * The history items (Responses `input`, Chat `messages`, Anthropic blocks without their cache
+ * markers, as `providerHistoryItems` lists them), each with the body object it comes from.
+ */
+function forEachHistoryItem(
+  body: Record<string, unknown>,
+  visit: (source: unknown, role: unknown, item: () => unknown) => void,
+): void {
+  if (Array.isArray(body.input)) {
+    for (const item of body.input) visit(item, undefined, () => item);
+    return;
+  }
+  if (!Array.isArray(body.messages)) return;
+  if (!("max_tokens" in body)) {
+    for (const message of body.messages) visit(message, undefined, () => message);
+    return;
+  }
+  for (const message of body.messages) {
+    if (!isRecord(message)) continue;
+    const { role, content } = message;
+    if (typeof content === "string") {
+      visit(undefined, role, () => ({ role, type: "text", text: content }));
+      continue;
+    }
+    if (!Array.isArray(content)) continue;
+    for (const block of content) {
+      if (!isRecord(block)) {
+        visit(undefined, role, () => ({ role, block }));
+        continue;
+      }
+      // A marked block is a fresh copy (hashed again); its unmarked original is shared.
+      visit(block, role, () => {
+        const { cache_control: _marker, ...rest } = block;
+        return { role, ...rest };
+      });
+    }
+  }
+}
 
 export function promptFingerprint({
   body,
@@ -67,10 +168,10 @@ export function promptFingerprint({
   format: ProviderFormat;
 }): PromptFingerprint {
   const record = isRecord(body) ? body : {};
-  const links = [link("", JSON.stringify(preamble(record, format)))];
-  for (const item of providerHistoryItems(record)) {
-    links.push(link(links[links.length - 1]!, JSON.stringify(item) ?? "null"));
-  }
+  const links = [link("", preambleJson(preamble(record, format)))];
+  forEachHistoryItem(record, (source, role, item) => {
+    links.push(nextLink({ previous: links[links.length - 1]!, source, role, item }));
+  });
   return { historyItems: links.length - 1, digest: links[links.length - 1]!, links };
 }
 

@@ -3,16 +3,37 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseSseEvents } from "../client/gateway-client.js";
 import { SseStream } from "./sse-stream.js";
 
+// A response that, like Node's, holds writes while corked and sends them as one chunk.
 function response() {
   const chunks: string[] = [];
   const listeners: (() => void)[] = [];
+  let corked = 0;
+  let held: string[] = [];
+  const flush = () => {
+    if (held.length > 0) chunks.push(held.join(""));
+    held = [];
+  };
   const fake = {
     destroyed: false,
     writable: true,
     writeHead: () => fake,
     flushHeaders: () => undefined,
-    write: (chunk: string) => chunks.push(chunk) > 0,
+    cork: () => {
+      corked += 1;
+    },
+    uncork: () => {
+      if (corked === 0) return;
+      corked -= 1;
+      if (corked === 0) flush();
+    },
+    write: (chunk: string) => {
+      if (corked > 0) held.push(chunk);
+      else chunks.push(chunk);
+      return true;
+    },
     end: () => {
+      corked = 0;
+      flush();
       fake.writable = false;
       for (const listener of listeners) listener();
     },
@@ -24,13 +45,15 @@ function response() {
 afterEach(() => vi.useRealTimers());
 
 describe("SseStream heartbeats", () => {
-  it("sends a comment only when nothing else went out for a heartbeat interval, and stops at the end", () => {
+  it("sends a comment only when nothing else went out for a heartbeat interval, and stops at the end", async () => {
     vi.useFakeTimers();
     const { raw, chunks } = response();
     const stream = new SseStream(raw, { heartbeatMs: 1_000 });
     vi.advanceTimersByTime(1_000);
     expect(chunks).toEqual([": keep-alive\n\n"]);
     stream.send("text.delta", { text: "a" });
+    // Writes leave when the tick's work is done (fake timers leave process.nextTick real).
+    await new Promise((resolve) => process.nextTick(resolve));
     vi.advanceTimersByTime(1_000);
     // An event went out in that interval: no comment.
     expect(chunks).toHaveLength(2);
@@ -41,5 +64,30 @@ describe("SseStream heartbeats", () => {
     expect(chunks).toHaveLength(3);
     // Clients see the events only: comments are not events.
     expect(parseSseEvents(chunks.join(""))).toEqual([{ event: "text.delta", data: { text: "a" } }]);
+  });
+});
+
+describe("SseStream writes", () => {
+  it("sends the events of one tick in one write, in order, and each later tick's on its own", async () => {
+    const { raw, chunks } = response();
+    const stream = new SseStream(raw);
+    stream.send("text.delta", { text: "a" });
+    stream.send("text.delta", { text: "b" });
+    stream.send("usage", { inputTokens: 1 });
+    await new Promise((resolve) => process.nextTick(resolve));
+    expect(chunks).toHaveLength(1);
+    stream.send("text.delta", { text: "c" });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(chunks).toHaveLength(2);
+    stream.send("run.ended", { reason: "completed" });
+    // Ending in the same tick still sends what was corked, before the end.
+    stream.end();
+    expect(parseSseEvents(chunks.join("")).map(({ event }) => event)).toEqual([
+      "text.delta",
+      "text.delta",
+      "usage",
+      "text.delta",
+      "run.ended",
+    ]);
   });
 });

@@ -11,6 +11,7 @@ export class SseStream {
   #ended = false;
   #heartbeat: NodeJS.Timeout | undefined;
   #wrote = false;
+  #corked = false;
 
   constructor(response: ServerResponse, { heartbeatMs }: { heartbeatMs?: number } = {}) {
     this.#response = response;
@@ -40,6 +41,17 @@ export class SseStream {
   send(event: string, data: unknown): void {
     if (!this.connected) return;
     this.#wrote = true;
+    // Events produced in one go (a provider chunk's deltas, the run's closing events) leave in
+    // one write instead of a syscall each: corked until the current tick's work is done, which
+    // delays nothing (the uncork runs before the event loop moves on).
+    if (!this.#corked) {
+      this.#corked = true;
+      this.#response.cork();
+      process.nextTick(() => {
+        this.#corked = false;
+        this.#response.uncork();
+      });
+    }
     this.#response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 

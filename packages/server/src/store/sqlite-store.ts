@@ -112,6 +112,11 @@ export class SqliteStore implements GatewayStore {
   readonly #db: Database.Database;
   readonly #now: () => number;
   readonly #statements!: ReturnType<typeof prepareStatements>;
+  /**
+   * Runs `work` in one transaction. Made once: better-sqlite3 builds a wrapper for every
+   * `db.transaction(fn)`, which costs about as much as the small writes of a turn.
+   */
+  readonly #transaction!: <T>(work: () => T) => T;
   readonly #path: string;
   #health: { readonly at: number; readonly result: Promise<void> } | undefined;
   readonly providerCalls!: ProviderCallStore;
@@ -129,6 +134,8 @@ export class SqliteStore implements GatewayStore {
       refuseForeignDatabase(this.#db, path);
       this.#migrate();
       this.#statements = prepareStatements(this.#db);
+      const transaction = this.#db.transaction((work: () => unknown) => work());
+      this.#transaction = <T>(work: () => T) => transaction(work) as T;
       this.providerCalls = new SqliteProviderCalls(this.#db);
     } catch (error) {
       this.#db.close();
@@ -192,7 +199,7 @@ export class SqliteStore implements GatewayStore {
   async load(tenant: string, conversationId: string): Promise<StoredConversation | undefined> {
     // The head, its message rows (with the bytes of small blobs) and its turns in one snapshot;
     // large blobs are read afterwards, piece by piece (blobs never change once written).
-    const snapshot = this.#db.transaction(() => {
+    const snapshot = this.#transaction(() => {
       const row = this.#conversationRow(tenant, conversationId);
       if (row === undefined) return undefined;
       const rows = this.#messageRows(tenant, conversationId, row);
@@ -202,7 +209,7 @@ export class SqliteStore implements GatewayStore {
           .all(tenant, conversationId) as { record: string }[]
       ).map((r) => JSON.parse(r.record) as JsonValue);
       return { row, rows, turns };
-    })();
+    });
     if (snapshot === undefined) return undefined;
     const { row, rows, turns } = snapshot;
     const messages: CanonicalMessage[] = [];
@@ -225,12 +232,12 @@ export class SqliteStore implements GatewayStore {
     tenant: string,
     conversationId: string,
   ): Promise<StoredHistoryBytes | undefined> {
-    const snapshot = this.#db.transaction(() => {
+    const snapshot = this.#transaction(() => {
       const row = this.#conversationRow(tenant, conversationId);
       return row === undefined
         ? undefined
         : { row, rows: this.#messageRows(tenant, conversationId, row, { withBytes: false }) };
-    })();
+    });
     if (snapshot === undefined) return undefined;
     const { row, rows } = snapshot;
     const pieces = (messageRow: MessageBlobRow) => this.#blobPieces(messageRow, { verify: true });
@@ -327,11 +334,8 @@ export class SqliteStore implements GatewayStore {
   }
 
   #conversationRow(tenant: string, conversationId: string): ConversationRow | undefined {
-    return this.#db
-      .prepare(
-        `SELECT ${conversationColumns} FROM conversations WHERE tenant = ? AND conversation_id = ?`,
-      )
-      .get(tenant, conversationId) as ConversationRow | undefined;
+    return this.#statements.conversationRow.get(tenant, conversationId) as
+      ConversationRow | undefined;
   }
 
   async headVersion(tenant: string, conversationId: string): Promise<HeadVersion | undefined> {
@@ -347,11 +351,11 @@ export class SqliteStore implements GatewayStore {
       epochMatches: input.expected === null || input.next.epoch === input.expected.epoch,
       firstSeq,
     });
-    this.#db.transaction(() => {
+    this.#transaction(() => {
       const current = this.#guard(input);
       this.#insertMessages(input, firstSeq);
       this.#moveHead(input, current === undefined);
-    })();
+    });
   }
 
   async startEpoch(input: StartEpochInput): Promise<void> {
@@ -359,11 +363,11 @@ export class SqliteStore implements GatewayStore {
       epochMatches: input.expected === null || input.next.epoch > input.expected.epoch,
       firstSeq: 0,
     });
-    this.#db.transaction(() => {
+    this.#transaction(() => {
       const current = this.#guard(input);
       this.#insertMessages(input, 0);
       this.#moveHead(input, current === undefined);
-    })();
+    });
   }
 
   async recordRun(input: RecordRunInput): Promise<void> {
@@ -375,7 +379,7 @@ export class SqliteStore implements GatewayStore {
       return;
     }
     const expected = input.expected;
-    this.#db.transaction(() => {
+    this.#transaction(() => {
       this.#guard({ ...input, expected });
       const usage = input.usage;
       this.#statements.recordRunMetadata.run(
@@ -391,7 +395,7 @@ export class SqliteStore implements GatewayStore {
         input.conversationId,
       );
       this.#saveRun(input, now);
-    })();
+    });
   }
 
   /** Refuses a write that cannot be right before a transaction opens. */
@@ -506,7 +510,7 @@ export class SqliteStore implements GatewayStore {
               { verify: false },
             ).catch(() => undefined);
       if (stored !== undefined && Buffer.concat(stored).equals(bytes)) continue;
-      this.#db.transaction(() => this.#writeBlob(digest, bytes))();
+      this.#transaction(() => this.#writeBlob(digest, bytes));
       repaired += 1;
     }
     return repaired;
@@ -642,13 +646,13 @@ export class SqliteStore implements GatewayStore {
     leaseMs: number;
   }): Promise<boolean> {
     const now = this.#now();
-    const result = this.#db
-      .prepare(
-        `INSERT INTO run_locks (tenant, conversation_id, run_id, lease_until) VALUES (?, ?, ?, ?)
-         ON CONFLICT (tenant, conversation_id) DO UPDATE SET run_id = excluded.run_id, lease_until = excluded.lease_until
-         WHERE run_locks.lease_until < ?`,
-      )
-      .run(tenant, conversationId, runId, now + leaseMs, now);
+    const result = this.#statements.acquireRun.run(
+      tenant,
+      conversationId,
+      runId,
+      now + leaseMs,
+      now,
+    );
     return result.changes === 1;
   }
 
@@ -661,9 +665,7 @@ export class SqliteStore implements GatewayStore {
     conversationId: string;
     runId: string;
   }): Promise<void> {
-    this.#db
-      .prepare("DELETE FROM run_locks WHERE tenant = ? AND conversation_id = ? AND run_id = ?")
-      .run(tenant, conversationId, runId);
+    this.#statements.releaseRun.run(tenant, conversationId, runId);
   }
 
   /** Extends a held run lease; false when the lease was lost. */
@@ -678,11 +680,12 @@ export class SqliteStore implements GatewayStore {
     runId: string;
     leaseMs: number;
   }): Promise<boolean> {
-    const result = this.#db
-      .prepare(
-        "UPDATE run_locks SET lease_until = ? WHERE tenant = ? AND conversation_id = ? AND run_id = ?",
-      )
-      .run(this.#now() + leaseMs, tenant, conversationId, runId);
+    const result = this.#statements.renewRun.run(
+      this.#now() + leaseMs,
+      tenant,
+      conversationId,
+      runId,
+    );
     return result.changes === 1;
   }
 
@@ -729,9 +732,26 @@ const healthReadSql = `SELECT
   (SELECT COUNT(*) FROM (SELECT 1 FROM run_locks LIMIT 1)) +
   (SELECT COUNT(*) FROM (SELECT 1 FROM client_blobs LIMIT 1)) AS rows`;
 
-/** The write path's statements, prepared once per connection (after the migrations ran). */
+/**
+ * The request path's statements, prepared once per connection (after the migrations ran):
+ * preparing one costs about as much as running it.
+ */
 function prepareStatements(db: Database.Database) {
   return {
+    conversationRow: db.prepare(
+      `SELECT ${conversationColumns} FROM conversations WHERE tenant = ? AND conversation_id = ?`,
+    ),
+    acquireRun: db.prepare(
+      `INSERT INTO run_locks (tenant, conversation_id, run_id, lease_until) VALUES (?, ?, ?, ?)
+       ON CONFLICT (tenant, conversation_id) DO UPDATE SET run_id = excluded.run_id, lease_until = excluded.lease_until
+       WHERE run_locks.lease_until < ?`,
+    ),
+    releaseRun: db.prepare(
+      "DELETE FROM run_locks WHERE tenant = ? AND conversation_id = ? AND run_id = ?",
+    ),
+    renewRun: db.prepare(
+      "UPDATE run_locks SET lease_until = ? WHERE tenant = ? AND conversation_id = ? AND run_id = ?",
+    ),
     blobExists: db.prepare("SELECT 1 FROM blobs WHERE id = ?"),
     blobRow: db.prepare("SELECT size, chunk_count, bytes FROM blobs WHERE id = ?"),
     blobBytes: db.prepare("SELECT bytes FROM blobs WHERE id = ?"),
