@@ -30,7 +30,7 @@ export interface MemoryRow {
  * How many conversations a measurement opens: at least `minimum`, and enough to hold about
  * 8 MB of history in all (capped at 80), so the figure is a conversation's, not the noise's.
  */
-export function conversationsFor({
+function conversationsFor({
   historyBytes,
   minimum,
 }: {

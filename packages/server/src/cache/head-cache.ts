@@ -71,6 +71,11 @@ export class HeadCache {
         if (this.#heads.get(key) === entry) this.#heads.delete(key);
       },
     });
+    // Its checkpoint segments too (a new conversation's first run encoded them before its head
+    // was kept here).
+    if (owner.encodeCache.stats.cachedBytes > 0 || this.#ledger.has(checkpointKey(key))) {
+      this.checkpointEncoded(key, owner);
+    }
     return owner;
   }
 
