@@ -1,6 +1,7 @@
 import type { AgentSessionStats } from "@cursor/testkit";
 import type { GrowthRow } from "./growth/turn-cost-growth.js";
 import type { IsolationRow } from "./isolation/large-content-isolation.js";
+import type { LoadResult } from "./load/gateway-load.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
 import type { ProfileRow } from "./profile/cpu-profile.js";
@@ -44,6 +45,12 @@ export interface BenchSettings {
     readonly imageMiB: number;
     readonly samples: number;
   };
+  /** Part 9: conversations, user turns each (one tool round each), conversations at once. */
+  readonly load?: {
+    readonly conversations: number;
+    readonly turns: number;
+    readonly concurrency: number;
+  };
 }
 
 export interface MachineInfo {
@@ -74,6 +81,8 @@ export interface BenchResults {
   readonly isolation?: readonly IsolationRow[];
   /** Absent in runs without the profile part (and in results of older versions). */
   readonly profile?: readonly ProfileRow[];
+  /** Absent in runs without the load part (and in results of older versions). */
+  readonly load?: LoadResult;
   /** Measurements that failed (the run went on without them). */
   readonly failures?: readonly string[];
 }

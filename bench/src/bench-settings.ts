@@ -26,6 +26,7 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         storeClients: 4,
         storeTurns: 10,
         isolation: { largeTurns: 3, imageMiB: 8, samples: 15 },
+        load: { conversations: 64, turns: 5, concurrency: 32 },
       }
     : {
         ...common,
@@ -42,5 +43,6 @@ export function benchSettings(mode: BenchMode): BenchSettings {
         storeClients: 8,
         storeTurns: 25,
         isolation: { largeTurns: 4, imageMiB: 20, samples: 40 },
+        load: { conversations: 200, turns: 10, concurrency: 32 },
       };
 }

@@ -11,7 +11,7 @@ import { defaultOutDir } from "./output-folder.js";
 import { benchParts, runBench, stepCount } from "./run-bench.js";
 import type { BenchPart } from "./run-bench.js";
 
-const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores,wire,isolation,profile]
+const usage = `pnpm bench [--quick] [--only prefix,growth,overhead,memory,stores,wire,isolation,load,profile]
            [--out DIR] [--from FILE] [--baseline-server DIR]
            [--history N,N] [--concurrency N,N] [--profile-requests N]
 
@@ -30,7 +30,10 @@ and to bench/results/quick (not committed) for --quick, so a quick run never rep
 
 The stores part measures PostgreSQL (1 and 2 gateway processes) beside SQLite when
 CURSOR_GATEWAY_BENCH_DATABASE_URL (or CURSOR_GATEWAY_TEST_DATABASE_URL) names a server where it may
-create databases; without one it measures SQLite only and says so.`;
+create databases; without one it measures SQLite only and says so.
+
+A measurement that fails (a configuration that errors, a load call that fails, a conversation
+the load part cannot verify afterwards) is listed in the report and the exit code is 1.`;
 
 /** Positive integers from `--history` / `--concurrency`, or a clear error. */
 function integers(option: string, text: string): number[] {
@@ -121,6 +124,13 @@ async function main(): Promise<void> {
       "",
     ].join("\n"),
   );
+  const failures = results.failures ?? [];
+  if (failures.length > 0 && values.from === undefined) {
+    process.stderr.write(
+      `\n${failures.length} measurement(s) FAILED:\n${failures.map((failure) => `  - ${failure}`).join("\n")}\n`,
+    );
+    process.exitCode = 1;
+  }
 }
 
 main().catch((error: unknown) => {

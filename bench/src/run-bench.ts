@@ -9,6 +9,8 @@ import type {
 } from "./bench-results.js";
 import { measureGrowth } from "./growth/turn-cost-growth.js";
 import { measureLargeContentIsolation } from "./isolation/large-content-isolation.js";
+import { measureLoad } from "./load/gateway-load.js";
+import type { LoadResult } from "./load/gateway-load.js";
 import type { IsolationRow } from "./isolation/large-content-isolation.js";
 import type { BenchProvider } from "./harness/gateway-harness.js";
 import { providerLabels } from "./harness/provider-adapters.js";
@@ -32,7 +34,15 @@ import { measureWirePrefixEfficiency } from "./wire/wire-prefix-efficiency.js";
 const prefixProviders: readonly BenchProvider[] = ["openai-responses", "anthropic"];
 
 export type BenchPart =
-  "prefix" | "growth" | "overhead" | "memory" | "stores" | "wire" | "isolation" | "profile";
+  | "prefix"
+  | "growth"
+  | "overhead"
+  | "memory"
+  | "stores"
+  | "wire"
+  | "isolation"
+  | "load"
+  | "profile";
 export const benchParts: readonly BenchPart[] = [
   "prefix",
   "growth",
@@ -41,6 +51,7 @@ export const benchParts: readonly BenchPart[] = [
   "stores",
   "wire",
   "isolation",
+  "load",
   "profile",
 ];
 
@@ -256,6 +267,33 @@ export async function runBench({
       );
     }
   }
+  let load: LoadResult | undefined;
+  const loadSettings = settings.load;
+  if (parts.includes("load") && loadSettings !== undefined) {
+    progress.begin(
+      `load: ${loadSettings.conversations} conversations × ${loadSettings.turns} turns with tool rounds, ${loadSettings.concurrency} at once`,
+    );
+    try {
+      load = await measureLoad({
+        ...loadSettings,
+        toolResultChars: settings.toolResultChars,
+        onProgress: progress.update,
+      });
+      // Errors and failed checks fail the part loudly: listed as failures (the CLI then exits 1).
+      if (load.errors > 0 || load.verificationProblems > 0) {
+        failures.push(
+          `load: ${load.errors} failed calls, ${load.verificationProblems} verification problems; first: ${[...load.errorSamples, ...load.verificationSamples][0]}`,
+        );
+      }
+      progress.done(
+        `${load.callsPerSecond.toFixed(0)} calls/s, +${milliseconds(load.addedMs.p50)} p50 / +${milliseconds(load.addedMs.p99)} p99, ${load.errors} errors, ${load.verifiedConversations - load.failedConversations} of ${load.verifiedConversations} conversations verified${load.verificationProblems === 0 ? "" : ` (${load.verificationProblems} problems)`}`,
+      );
+    } catch (error) {
+      const message = `load failed: ${error instanceof Error ? error.message : String(error)}`;
+      failures.push(message);
+      progress.done(message);
+    }
+  }
   const profile: ProfileRow[] = [];
   if (parts.includes("profile")) {
     for (const historyTurns of settings.profileHistoryTurns ?? []) {
@@ -296,6 +334,7 @@ export async function runBench({
     ...(wire === undefined ? {} : { wire }),
     isolation,
     ...(parts.includes("profile") ? { profile } : {}),
+    ...(load === undefined ? {} : { load }),
     ...(failures.length === 0 ? {} : { failures }),
   };
 }
@@ -319,6 +358,7 @@ export function stepCount(
       ? prefixProviders.length * (parts.includes("prefix") ? 1 : 2) +
         (settings.wireHistoryTurns?.length ?? 0)
       : 0) +
-    (parts.includes("isolation") ? 1 + baselineServers : 0)
+    (parts.includes("isolation") ? 1 + baselineServers : 0) +
+    (parts.includes("load") && settings.load !== undefined ? 1 : 0)
   );
 }

@@ -4,6 +4,15 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { FakeReply } from "@cursor/testkit";
 
+/** One call the fake provider received, as far as the bench reads it. */
+export interface FakeCallRecord {
+  readonly sequence: number;
+  readonly status: number;
+  readonly path: string;
+  /** The parsed JSON body in received key order (re-serialised, the very bytes sent). */
+  readonly body: unknown;
+}
+
 /**
  * The `cursor-fake-provider` bin (@cursor/fake-provider) as a child process: latency and memory measurements
  * must not count the fake provider's own work (tokenising, hashing, recording every body) as the
@@ -22,14 +31,17 @@ export class FakeProviderProcess {
     return `${this.url}/v1`;
   }
 
-  static async start(): Promise<FakeProviderProcess> {
+  /** `args`: more of the bin's options (`--agent`: the scripted agent answers unqueued calls). */
+  static async start({
+    args = [],
+  }: { args?: readonly string[] } = {}): Promise<FakeProviderProcess> {
     const require = createRequire(import.meta.url);
     const bin = join(
       dirname(require.resolve("@cursor/fake-provider/package.json")),
       "dist",
       "cli.js",
     );
-    const child = spawn(process.execPath, [bin, "--port", "0"], {
+    const child = spawn(process.execPath, [bin, "--port", "0", ...args], {
       stdio: ["ignore", "pipe", "inherit"],
     });
     const url = await new Promise<string>((resolve, reject) => {
@@ -57,6 +69,19 @@ export class FakeProviderProcess {
     if (!response.ok) throw new Error(`/_fake/requests answered ${response.status}`);
     const answer = (await response.json()) as { requests: { body: unknown }[] };
     return answer.requests.map((request) => request.body);
+  }
+
+  /** Every call it received since the last reset, in arrival order: sequence, status, body. */
+  async records(): Promise<FakeCallRecord[]> {
+    const response = await fetch(`${this.url}/_fake/requests`);
+    if (!response.ok) throw new Error(`/_fake/requests answered ${response.status}`);
+    const answer = (await response.json()) as { requests: FakeCallRecord[] };
+    return answer.requests.map(({ sequence, status, path, body }) => ({
+      sequence,
+      status,
+      path,
+      body,
+    }));
   }
 
   /** Forgets recorded requests and cache entries (the process would otherwise keep every body). */

@@ -33,6 +33,7 @@ describe("renderReport", () => {
       "## 7. The Cursor wire",
       "### Added latency and KV bytes per turn",
       "## 8. Tenant isolation: large content beside small reads",
+      "## 9. Load: 4 conversations × 2 turns with tool rounds, 2 at once",
       "## How the baselines are built",
     ]) {
       expect(report).toContain(heading);
@@ -95,6 +96,44 @@ describe("renderReport", () => {
       charts,
     });
     expect(withoutDatabase).toContain("PostgreSQL was not measured: no URL.");
+  });
+
+  it("shows the load part's throughput, added latency and verification, and failures loudly", () => {
+    expect(report).toContain(
+      "| 16 | 32.0 (64.0) | 9.5 ms | 20 ms / 30 ms / 40 ms | 8.0 ms / 12 ms / 16 ms | 12 ms / 18 ms / 24 ms | 30.0 kB / 36.0 kB | 0 |",
+    );
+    expect(report).toContain(
+      "Checked: 44 messages, 20 usage records for 20 provider calls, 10 run records: all 6 conversations verified.",
+    );
+    expect(headlineFigures(results)).toContain(
+      "Load, 4 conversations × 2 turns with tool rounds, 2 at once, `cursor-gateway serve` in its own process: 32 calls/s (direct 64), 9.5 ms of gateway CPU per call, +12 ms p50 / +24 ms p99 added per call, 0 errors; all 6 conversations verified",
+    );
+    expect(report).not.toContain("## Failed measurements");
+    const failing = renderReport({
+      results: {
+        ...results,
+        load: {
+          ...results.load!,
+          errors: 1,
+          errorSamples: ["load-001 turn 2, user message: answered 500: boom"],
+          failedConversations: 1,
+          verificationProblems: 2,
+          verificationSamples: [
+            "load-001: message ids stored twice: a",
+            "load-001: 3 usage records for 4 provider calls",
+          ],
+        },
+        failures: ["load: 1 failed calls, 2 verification problems; first: load-001 turn 2"],
+      },
+      charts,
+    });
+    expect(failing).toContain(
+      "## Failed measurements\n\n- **Failed**: load: 1 failed calls, 2 verification problems; first: load-001 turn 2\n",
+    );
+    expect(failing).toContain("**1 errors**; **1 of 6 conversations FAILED verification**");
+    expect(failing).toContain("- load-001 turn 2, user message: answered 500: boom");
+    expect(failing).toContain("- load-001: message ids stored twice: a");
+    expect(failing).toContain("(2 problems).");
   });
 
   it("prices the session with the published discounts", () => {

@@ -9,6 +9,7 @@ import type { PrefixEfficiencyResult } from "../prefix/prefix-efficiency.js";
 import type { VariantTotals } from "../prefix/variant-simulation.js";
 import { storeSetupLabels } from "../stores/store-throughput.js";
 import { isolationHeadlines, isolationSection } from "./isolation-section.js";
+import { loadHeadlines, loadSection } from "./load-section.js";
 import { sessionDollars } from "./render-charts.js";
 import type { ChartFile } from "./render-charts.js";
 import {
@@ -63,6 +64,7 @@ export function headlineFigures(results: BenchResults): string[] {
     );
   }
   lines.push(...isolationHeadlines(results));
+  lines.push(...loadHeadlines(results));
   for (const row of results.memory) {
     lines.push(
       `Memory per open conversation with ${row.historyTurns} turns: ${bytes(row.heapBytesPerConversation)}, ${ratio(row.heapBytesPerConversation / row.historyBytes)} its history's JSON (${bytes(row.historyBytes)}; target ≤ ${ratio(memoryTargetRatio)})`,
@@ -512,8 +514,6 @@ function overheadSection(results: BenchResults): string[] {
       "![overhead](gateway-overhead.svg)",
       "",
       ...deviationLines(results.overhead.flatMap((row) => row.deviations)),
-      ...(results.failures ?? []).map((failure) => `- **Not measured**: ${failure}`),
-      ...((results.failures ?? []).length > 0 ? [""] : []),
     );
   }
   if (results.memory.length > 0) {
@@ -655,6 +655,7 @@ export function renderReport({
     "",
     ...headlineFigures(results).map((line) => `- ${line}`),
     "",
+    ...failuresSection(results),
     ...prefixSection(results),
     ...growthSection(results),
     ...writesSection(results),
@@ -663,6 +664,7 @@ export function renderReport({
     ...storesSection(results),
     ...wireSection(results),
     ...isolationSection(results),
+    ...loadSection(results),
     ...methodSection(),
     "## Charts",
     "",
@@ -671,6 +673,18 @@ export function renderReport({
     ...profileAppendix(results),
   ];
   return lines.join("\n");
+}
+
+/** Measurements that failed (the run went on without them; the CLI exited 1). */
+function failuresSection(results: BenchResults): string[] {
+  const failures = results.failures ?? [];
+  if (failures.length === 0) return [];
+  return [
+    "## Failed measurements",
+    "",
+    ...failures.map((failure) => `- **Failed**: ${failure}`),
+    "",
+  ];
 }
 
 function profileAppendix(results: BenchResults): string[] {

@@ -22,11 +22,14 @@ describe("cursor-fake-provider command line", () => {
         "32",
         "--context-window",
         "5000",
+        "--keep-alive-timeout-ms",
+        "120000",
       ]),
     ).toEqual({
       port: 8790,
       host: "0.0.0.0",
       contextWindow: 5000,
+      keepAliveTimeoutMs: 120_000,
       cache: { ttlMs: 1000, openaiMinTokens: 64, anthropicMinTokens: 32 },
     });
     expect(parseFakeProviderArgs(["--help"])).toBe("help");

@@ -15,6 +15,7 @@ Options:
   --openai-min-tokens N      OpenAI cache threshold (default 1024)
   --anthropic-min-tokens N   Anthropic minimum cacheable prefix (default 1024)
   --context-window N         answer context-overflow above N input tokens
+  --keep-alive-timeout-ms N  how long an idle connection stays open (default 60000)
   --agent                    answer with the scripted agent when no reply is queued (default "OK")
   --help                     print this help
 
@@ -34,6 +35,7 @@ export function parseFakeProviderArgs(argv: readonly string[]): FakeProviderOpti
       "openai-min-tokens": { type: "string" },
       "anthropic-min-tokens": { type: "string" },
       "context-window": { type: "string" },
+      "keep-alive-timeout-ms": { type: "string" },
       agent: { type: "boolean" },
       help: { type: "boolean" },
     },
@@ -54,10 +56,12 @@ export function parseFakeProviderArgs(argv: readonly string[]): FakeProviderOpti
   const openaiMinTokens = integer("openai-min-tokens", values["openai-min-tokens"]);
   const anthropicMinTokens = integer("anthropic-min-tokens", values["anthropic-min-tokens"]);
   const contextWindow = integer("context-window", values["context-window"]);
+  const keepAliveTimeoutMs = integer("keep-alive-timeout-ms", values["keep-alive-timeout-ms"]);
   return {
     ...(port === undefined ? {} : { port }),
     ...(values.host === undefined ? {} : { host: values.host }),
     ...(contextWindow === undefined ? {} : { contextWindow }),
+    ...(keepAliveTimeoutMs === undefined ? {} : { keepAliveTimeoutMs }),
     ...(values.agent === true ? { defaultReply: scriptedAgentReply } : {}),
     cache: {
       ...(ttlMs === undefined ? {} : { ttlMs }),

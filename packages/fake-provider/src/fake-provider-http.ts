@@ -94,10 +94,12 @@ export async function sendStream({
   cutAfterEvents: number | undefined;
   delayMsPerEvent: number;
 }): Promise<void> {
+  // No `connection` header of our own: Node then adds `Keep-Alive: timeout=<s>` as on every
+  // other answer, and fetch pools the connection as long as the server keeps it (without the
+  // hint it assumes 4 s, and the two sides disagree about when an idle connection is gone).
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",
-    connection: "keep-alive",
     ...headers,
   });
   res.flushHeaders();

@@ -80,7 +80,21 @@ export interface FakeProviderOptions {
    * their API key). Unset: open to any caller, as a test double usually is.
    */
   readonly accessToken?: string;
+  /**
+   * How long an idle keep-alive connection stays open (ms). Default `defaultKeepAliveTimeoutMs`
+   * (a minute), not Node's 5 s: a client whose event loop is busy for longer than this (a
+   * gateway serialising megabyte bodies, 16 at once) sends its next request on a connection the
+   * server closed meanwhile, and fetch fails it ("other side closed"; the OpenAI SDK's
+   * "Connection error.") before the client can notice the close.
+   */
+  readonly keepAliveTimeoutMs?: number;
 }
+
+/**
+ * A minute, like the bench's pass-through proxy: idle connections outlive any pause of a
+ * healthy client, as they do at the providers this server stands in for.
+ */
+export const defaultKeepAliveTimeoutMs = 60_000;
 
 /** The simulation's verdict on a request, plus how its tokens were counted. */
 export interface RequestCacheDiagnostics extends PrefixCacheResult {
@@ -146,6 +160,12 @@ let instances = 0;
 
 /** Starts a real HTTP server speaking OpenAI Responses, Chat Completions and Anthropic Messages. */
 export async function startFakeProvider(options: FakeProviderOptions = {}): Promise<FakeProvider> {
+  const keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? defaultKeepAliveTimeoutMs;
+  if (!Number.isSafeInteger(keepAliveTimeoutMs) || keepAliveTimeoutMs < 0) {
+    throw new RangeError(
+      `keepAliveTimeoutMs must be a non-negative integer (ms), got ${String(keepAliveTimeoutMs)}`,
+    );
+  }
   instances += 1;
   const instance = instances;
   const clock = options.cache?.clock ?? Date.now;
@@ -531,6 +551,9 @@ export async function startFakeProvider(options: FakeProviderOptions = {}): Prom
     });
   });
 
+  // Node answers `Keep-Alive: timeout=<s>` from this, and fetch keeps its pooled connection a
+  // little less than that, so both sides agree on when an idle connection is gone.
+  server.keepAliveTimeout = keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {

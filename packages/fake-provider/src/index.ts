@@ -1,4 +1,4 @@
-export { startFakeProvider } from "./fake-provider.js";
+export { defaultKeepAliveTimeoutMs, startFakeProvider } from "./fake-provider.js";
 export type {
   FakeProvider,
   FakeProviderCacheOptions,

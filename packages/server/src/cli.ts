@@ -58,8 +58,11 @@ async function serve(): Promise<void> {
 
 async function proxy(): Promise<void> {
   const { runProxyCommand } = await import("./proxy/proxy-command.js");
-  const running = await runProxyCommand({ env: process.env, out: process.stdout });
-  stopOnSignals({ name: "cursor-gateway proxy", close: () => running.close() });
+  // The handlers first: runProxyCommand writes the ready line, and whoever reads it may stop
+  // the process at once (a stop during start-up waits for it, then closes what started).
+  const running = runProxyCommand({ env: process.env, out: process.stdout });
+  stopOnSignals({ name: "cursor-gateway proxy", close: async () => (await running).close() });
+  await running;
 }
 
 /**

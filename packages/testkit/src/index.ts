@@ -10,6 +10,7 @@ export {
   CacheMarkerLimitError,
   InvalidFakeReplyError,
   PrefixCacheSimulator,
+  defaultKeepAliveTimeoutMs,
   countTokens,
   fakeErrorStatuses,
   fakePhases,
