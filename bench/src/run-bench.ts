@@ -14,7 +14,7 @@ import type { LoadResult } from "./load/gateway-load.js";
 import type { IsolationRow } from "./isolation/large-content-isolation.js";
 import type { BenchProvider } from "./harness/gateway-harness.js";
 import { providerLabels } from "./harness/provider-adapters.js";
-import { measureConversationMemory } from "./overhead/conversation-memory.js";
+import { measureConversationMemory, memoryTargetRatio } from "./overhead/conversation-memory.js";
 import type { MemoryRow } from "./overhead/conversation-memory.js";
 import { measureGatewayOverhead } from "./overhead/gateway-overhead.js";
 import type { OverheadRow } from "./overhead/gateway-overhead.js";
@@ -172,7 +172,9 @@ export async function runBench({
         onProgress: progress.update,
       });
       memory.push(row);
-      progress.done(bytes(row.heapBytesPerConversation));
+      progress.done(
+        `${bytes(row.heapBytesPerConversation)}: ${ratio(row.heapBytesPerConversation / row.historyBytes)} its history's JSON (${bytes(row.historyBytes)}; target ≤ ${ratio(memoryTargetRatio)})`,
+      );
     }
   }
   let stores: StoreResult | undefined;

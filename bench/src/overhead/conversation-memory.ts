@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getHeapSpaceStatistics } from "node:v8";
 import { launchGateway, unlimitedContextWindow } from "../harness/gateway-harness.js";
 import { sendSessionRequest } from "../harness/gateway-http.js";
 import { FakeProviderProcess } from "./fake-provider-process.js";
@@ -8,15 +9,47 @@ import { seededConversation } from "./seeded-conversation.js";
 
 export interface MemoryRow {
   readonly historyTurns: number;
+  /** Conversations of the measured batch (as many were open before it). */
   readonly conversations: number;
   /** Canonical messages of each conversation's history. */
   readonly messages: number;
   /** Size of the history as JSON (what a conversation holds at least). */
   readonly historyBytes: number;
-  /** Heap growth of the gateway process per open conversation (after a full GC). */
+  /**
+   * Memory growth of the gateway process per open conversation, after a full GC: the V8 heap
+   * without compiled code (the JIT's, not the conversation's), plus array buffers.
+   */
   readonly heapBytesPerConversation: number;
+  /** What the gateway's cache ledger accounts per open conversation (its estimate). */
+  readonly cacheBytesPerConversation?: number;
   /** False when the process runs without `--expose-gc` (the figure is then noisier). */
   readonly gcExposed: boolean;
+}
+
+/**
+ * How many conversations a measurement opens: at least `minimum`, and enough to hold about
+ * 8 MB of history in all (capped at 80), so the figure is a conversation's, not the noise's.
+ */
+function conversationsFor({
+  historyBytes,
+  minimum,
+}: {
+  historyBytes: number;
+  minimum: number;
+}): number {
+  return Math.max(minimum, Math.min(80, Math.ceil(8_000_000 / Math.max(1, historyBytes))));
+}
+
+/** The issue's target: heap per open conversation ≤ 1.5 × its history's JSON size. */
+export const memoryTargetRatio = 1.5;
+
+/** V8 heap in use without compiled code, plus array buffers (what data holds). */
+function dataBytes(): number {
+  const code = getHeapSpaceStatistics()
+    .filter((space) => space.space_name.startsWith("code_"))
+    .reduce((sum, space) => sum + space.space_used_size, 0);
+  const usage = process.memoryUsage();
+  return usage.heapUsed - code + usage.arrayBuffers;
 }
 
 function collectGarbage(): boolean {
@@ -28,10 +61,14 @@ function collectGarbage(): boolean {
 }
 
 /**
- * Part 4b: heap per open conversation. `conversations` conversations with `historyTurns` turns
- * each are opened in an in-process gateway (each resumed from a client checkpoint and given one
- * more turn, so the gateway holds its head, its request log and its checkpoint cache); the heap
- * growth after a full GC is divided among them. The fake provider runs as its own process.
+ * Part 4b: memory per open conversation. Conversations with `historyTurns` turns each are
+ * opened in an in-process gateway (each resumed from a client checkpoint and given one more
+ * turn, so the gateway holds its head, its request log and its checkpoint cache), in two equal
+ * batches after three warm-up conversations; the growth the second batch adds, after a full GC,
+ * divided by its size, is the figure: what one more open conversation costs. Compiled code is
+ * not counted (the JIT's growth is not a conversation's), array buffers are. Small histories
+ * are measured over more conversations (`conversationsFor`). The fake provider runs as its own
+ * process.
  */
 export async function measureConversationMemory({
   historyTurns,
@@ -41,6 +78,7 @@ export async function measureConversationMemory({
   onProgress,
 }: {
   historyTurns: number;
+  /** At least this many (more for a small history: `conversationsFor`). */
   conversations: number;
   seed: number;
   toolResultChars: number;
@@ -58,23 +96,39 @@ export async function measureConversationMemory({
   let messages = 0;
   let historyBytes = 0;
   try {
-    // Warm the gateway up (code paths, caches) before the baseline with one conversation.
-    await open(-1);
+    // Warm the gateway up (code paths, shapes, the caches' own tables) before the baseline.
+    for (let warmUp = 1; warmUp <= 3; warmUp += 1) await open(-warmUp);
     const gcExposed = collectGarbage();
-    const before = process.memoryUsage().heapUsed;
-    for (let i = 0; i < conversations; i += 1) {
-      onProgress?.(i, conversations);
+    let before = 0;
+    let cacheBefore = 0;
+    const count = conversationsFor({ historyBytes, minimum: conversations });
+    // A first batch is opened and kept open before the baseline: what the second one adds is
+    // what one more open conversation costs (tables that grew once, shapes, feedback left out).
+    for (let i = 0; i < 2 * count; i += 1) {
+      onProgress?.(i, 2 * count);
+      if (i === count) {
+        collectGarbage();
+        before = dataBytes();
+        cacheBefore = gateway.service.cacheStats().heldBytes;
+      }
       await open(i);
     }
-    onProgress?.(conversations, conversations);
+    onProgress?.(2 * count, 2 * count);
     collectGarbage();
-    const after = process.memoryUsage().heapUsed;
+    const after = dataBytes();
+    const stats = gateway.service.cacheStats();
+    if (stats.kinds.head.evictions > 0) {
+      throw new Error(
+        `the cache budget (${stats.maxBytes} bytes) evicted heads: the figure would not be per open conversation`,
+      );
+    }
     return {
       historyTurns,
-      conversations,
+      conversations: count,
       messages,
       historyBytes,
-      heapBytesPerConversation: (after - before) / conversations,
+      heapBytesPerConversation: (after - before) / count,
+      cacheBytesPerConversation: (stats.heldBytes - cacheBefore) / count,
       gcExposed,
     };
   } finally {

@@ -1,3 +1,4 @@
+import { memoryTargetRatio } from "../overhead/conversation-memory.js";
 import type { BenchResults } from "../bench-results.js";
 import { inputPrices } from "../cost/input-prices.js";
 import { growthProviders } from "../growth/turn-cost-growth.js";
@@ -67,7 +68,7 @@ export function headlineFigures(results: BenchResults): string[] {
   lines.push(...loadHeadlines(results));
   for (const row of results.memory) {
     lines.push(
-      `Memory per open conversation with ${row.historyTurns} turns: ${bytes(row.heapBytesPerConversation)} of heap (history ${bytes(row.historyBytes)} as JSON)`,
+      `Memory per open conversation with ${row.historyTurns} turns: ${bytes(row.heapBytesPerConversation)}, ${ratio(row.heapBytesPerConversation / row.historyBytes)} its history's JSON (${bytes(row.historyBytes)}; target ≤ ${ratio(memoryTargetRatio)})`,
     );
   }
   const stores = results.stores;
@@ -521,22 +522,30 @@ function overheadSection(results: BenchResults): string[] {
       "### Memory per open conversation",
       "",
       "Conversations opened in one in-process gateway (each resumed from a checkpoint and given one turn, so the gateway " +
-        "holds its head, its provider-request log and its checkpoint cache); heap growth after a full GC divided by their number. " +
-        "The gateway keeps at most 1 000 heads in memory (least recently used out first; `maxCachedConversations`), " +
-        "so its memory is bounded by that many times this figure.",
+        "holds its head, its provider-request log and its checkpoint cache), in two equal batches after three warm-up " +
+        "conversations; the figure is what the second batch added after a full GC, divided by its size: what one more open " +
+        "conversation costs (the V8 heap without compiled code, which is the JIT's, plus array buffers). The issue's target " +
+        "is at most 1.5 × the history's JSON size. Everything the gateway keeps in " +
+        "memory is held to one byte budget (`CURSOR_GATEWAY_CACHE_BYTES`, default 256 MiB; least recently used out first), " +
+        "so the number of open conversations it holds is about that budget divided by the cache ledger's estimate per " +
+        "conversation (last column; no head was evicted during the measurement).",
       "",
       markdownTable({
         header: [
           "history (turns / messages)",
-          "conversations",
+          "conversations (measured batch)",
           "history as JSON",
-          "heap per conversation",
+          "memory per conversation",
+          `÷ history JSON (target ≤ ${ratio(memoryTargetRatio)})`,
+          "cache ledger's estimate",
         ],
         rows: results.memory.map((row) => [
           `${count(row.historyTurns)} / ${count(row.messages)}`,
           String(row.conversations),
           bytes(row.historyBytes),
           `${bytes(row.heapBytesPerConversation)}${row.gcExposed ? "" : " (no --expose-gc)"}`,
+          ratio(row.heapBytesPerConversation / row.historyBytes),
+          row.cacheBytesPerConversation === undefined ? "–" : bytes(row.cacheBytesPerConversation),
         ]),
       }),
       "",

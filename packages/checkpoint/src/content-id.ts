@@ -1,4 +1,4 @@
-import { canonicalJson, canonicalMessageSchema, sha256Hex } from "@cursor/run";
+import { canonicalJson, canonicalMessageSchema, knownMessageDigest, sha256Hex } from "@cursor/run";
 import type { CanonicalMessage } from "@cursor/run";
 import type { z } from "zod";
 import { CheckpointError } from "./checkpoint-error.js";
@@ -49,6 +49,9 @@ function contentId<T>({
 
 /** Validates a message (once per frozen object) and returns its blob id (`messageDigest`). */
 export function messageContentId(message: unknown, where: string): string {
+  // A message a HistoryLog validated: its digest is its blob id, and it needs no memo here.
+  const known = knownMessageDigest(message);
+  if (known !== undefined) return known;
   return contentId<CanonicalMessage>({
     value: message,
     schema: canonicalMessageSchema,
@@ -73,7 +76,7 @@ export function turnContentId(turn: unknown, where: string): string {
  * whether the message was already known.
  */
 export function rememberMessageContentId(message: CanonicalMessage, id: string): boolean {
-  if (messageIds.has(message)) return true;
+  if (knownMessageDigest(message) === id || messageIds.has(message)) return true;
   if (Object.isFrozen(message)) messageIds.set(message, id);
   return false;
 }

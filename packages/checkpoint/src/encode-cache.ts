@@ -1,6 +1,8 @@
 import { sha256Hex } from "@cursor/run";
 import { deflateRawSync } from "node:zlib";
-import { encodeBase64Url } from "./token-codec.js";
+import { encodeBase64Url, parseVersionPart, tokenPartSeparator } from "./token-codec.js";
+import { tokenHeaderSchema, tokenSegmentSize } from "./token-header.js";
+import type { TokenHeader } from "./token-header.js";
 import { encodeSegmentContent } from "./token-segment.js";
 import type { SegmentBlob } from "./token-segment.js";
 
@@ -14,9 +16,18 @@ export interface CheckpointEncodeCacheStats {
   readonly bytesCompressed: number;
   /** Segments held now. */
   readonly entries: number;
-  /** Encoded bytes held now. */
+  /** Bytes held now: the encoded parts, their keys and bookkeeping (an estimate of the heap). */
   readonly cachedBytes: number;
 }
+
+/**
+ * What a cache keeps. `shared` (the default): every segment it encoded, for any number of
+ * conversations, until `maxBytes`. `conversation`: a cache that serves one growing head keeps
+ * only the full segments of its latest token (a segment that is not full changes with the next
+ * append, and the segments of an earlier head are never asked for again), so it holds about the
+ * compressed size of that head and never more.
+ */
+export type CheckpointEncodeCacheScope = "shared" | "conversation";
 
 /**
  * Lets `encodeCheckpoint` reuse the compressed segments of earlier encodings: a full segment of a
@@ -27,16 +38,34 @@ export interface CheckpointEncodeCacheStats {
 export interface CheckpointEncodeCache {
   readonly stats: CheckpointEncodeCacheStats;
   clear(): void;
+  /**
+   * Drops the compressed bytes of every segment held, keeping what names them (blob ids, digest,
+   * head-digest memos). For a cache whose tokens go to a client that sends them back: the client
+   * holds those bytes, `restoreParts` takes them back from its token, and the cache does not keep
+   * a second copy. A segment whose bytes are not restored is compressed again when needed.
+   */
+  releaseParts(): void;
+  /**
+   * Takes back the compressed bytes of released segments from `token`: one this cache encoded,
+   * byte for byte, or one verified whole (`decodeCheckpoint`). Segments are matched by the
+   * SHA-256 of their compressed bytes, which the token's header lists. A token of another format
+   * or a malformed one restores nothing. Returns how many segments were restored.
+   */
+  restoreParts(token: string): number;
 }
 
 export type SegmentKind = "m" | "t";
 
 /** A compressed token segment and what the header says about it. */
-export interface EncodedSegment {
-  readonly kind: SegmentKind;
-  readonly ids: readonly string[];
+export interface EncodedSegment extends SegmentName {
   /** base64url of the compressed bytes: what the token carries. */
   readonly part: string;
+}
+
+/** A segment without its bytes (released: see `CheckpointEncodeCache.releaseParts`). */
+interface SegmentName {
+  readonly kind: SegmentKind;
+  readonly ids: readonly string[];
   /** SHA-256 hex of the compressed bytes. */
   readonly digest: string;
   readonly compressedLength: number;
@@ -57,15 +86,34 @@ interface ObjectsEntry {
 
 export class SegmentStore {
   readonly #maxBytes: number;
-  readonly #entries = new Map<string, EncodedSegment>();
+  readonly #scope: CheckpointEncodeCacheScope;
+  /** Segments by key, least recently used first; a released one has no `part`. */
+  readonly #entries = new Map<string, EncodedSegment | SegmentName>();
+  /** Keys of the segments the encoding in progress used (`conversation` scope). */
+  #used = new Set<string>();
   #byFirstObject = new WeakMap<object, ObjectsEntry>();
   #cachedBytes = 0;
   #segmentsReused = 0;
   #segmentsCompressed = 0;
   #bytesCompressed = 0;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, scope: CheckpointEncodeCacheScope = "shared") {
     this.#maxBytes = maxBytes;
+    this.#scope = scope;
+  }
+
+  /** Called before an encoding: from here on, the segments it uses are tracked. */
+  beginEncoding(): void {
+    this.#used = new Set();
+  }
+
+  /** Called after a successful encoding: a `conversation` cache drops what that token did not use. */
+  endEncoding(): void {
+    if (this.#scope !== "conversation") return;
+    for (const [key, segment] of this.#entries) {
+      if (!this.#used.has(key)) this.#delete(key, segment);
+    }
+    this.#used = new Set();
   }
 
   get stats(): CheckpointEncodeCacheStats {
@@ -82,6 +130,38 @@ export class SegmentStore {
     this.#entries.clear();
     this.#byFirstObject = new WeakMap();
     this.#cachedBytes = 0;
+  }
+
+  releaseParts(): void {
+    for (const [key, segment] of this.#entries) {
+      if (!hasPart(segment)) continue;
+      const { part: _part, ...name } = segment;
+      this.#entries.set(key, name);
+      this.#cachedBytes -= segmentCost(key, segment) - segmentCost(key, name);
+    }
+  }
+
+  restoreParts(token: string): number {
+    const parts = tokenSegmentParts(token);
+    if (parts === undefined) return 0;
+    const released = new Map<string, string>();
+    for (const [key, segment] of this.#entries) {
+      if (!hasPart(segment)) released.set(segment.digest, key);
+    }
+    let restored = 0;
+    for (const { digest, compressedLength, part } of parts) {
+      const key = released.get(digest);
+      const name = key === undefined ? undefined : this.#entries.get(key);
+      // The base64url of `compressedLength` bytes: anything else is not this segment's.
+      if (name === undefined || name.compressedLength !== compressedLength) continue;
+      if (part.length !== Math.ceil((compressedLength * 4) / 3)) continue;
+      const segment: EncodedSegment = { ...name, part };
+      this.#entries.set(key!, segment);
+      this.#cachedBytes += segmentCost(key!, segment) - segmentCost(key!, name);
+      released.delete(digest);
+      restored += 1;
+    }
+    return restored;
   }
 
   /**
@@ -115,7 +195,9 @@ export class SegmentStore {
     items: readonly unknown[];
     blobs: () => SegmentBlob[];
   }): EncodedSegment {
-    const key = `${kind}${ids.join("")}`;
+    // A digest of the ids, not the ids themselves: the key of a 32-blob segment would otherwise
+    // be 2 KiB of hex held twice (map key and object memo) for every segment kept.
+    const key = `${kind}${sha256Hex(ids.join(""))}`;
     const cached = this.#hit(key);
     if (cached !== undefined) {
       this.#rememberObjects(kind, key, items);
@@ -134,17 +216,22 @@ export class SegmentStore {
     };
     this.#segmentsCompressed += 1;
     this.#bytesCompressed += content.byteLength;
-    this.#insert(key, segment);
-    this.#rememberObjects(kind, key, items);
+    // A segment that is not full changes with the next append: a one-head cache does not keep it.
+    if (this.#scope === "shared" || ids.length === tokenSegmentSize) {
+      this.#insert(key, segment);
+      this.#rememberObjects(kind, key, items);
+    }
     return segment;
   }
 
   #hit(key: string): EncodedSegment | undefined {
     const cached = this.#entries.get(key);
-    if (cached === undefined) return undefined;
+    // A released segment is compressed again (and replaced) unless its bytes were restored.
+    if (cached === undefined || !hasPart(cached)) return undefined;
     // Re-insert: Map order is the eviction order, oldest use first.
     this.#entries.delete(key);
     this.#entries.set(key, cached);
+    if (this.#scope === "conversation") this.#used.add(key);
     this.#segmentsReused += 1;
     return cached;
   }
@@ -165,33 +252,84 @@ export class SegmentStore {
   }
 
   #insert(key: string, segment: EncodedSegment): void {
-    const cost = segment.part.length + key.length;
+    const cost = segmentCost(key, segment);
     if (cost > this.#maxBytes) return;
+    const replaced = this.#entries.get(key);
+    if (replaced !== undefined) this.#delete(key, replaced);
     this.#entries.set(key, segment);
+    if (this.#scope === "conversation") this.#used.add(key);
     this.#cachedBytes += cost;
     for (const [oldKey, old] of this.#entries) {
       if (this.#cachedBytes <= this.#maxBytes) break;
-      this.#entries.delete(oldKey);
-      this.#cachedBytes -= old.part.length + oldKey.length;
+      this.#delete(oldKey, old);
     }
   }
+
+  #delete(key: string, segment: EncodedSegment | SegmentName): void {
+    this.#entries.delete(key);
+    this.#cachedBytes -= segmentCost(key, segment);
+  }
+}
+
+/**
+ * What a held segment costs: its base64url part and its key (one byte a character), the ids
+ * array (a pointer each: the strings are the messages' own digests) and the object around them.
+ */
+function segmentCost(key: string, segment: EncodedSegment | SegmentName): number {
+  const part = hasPart(segment) ? segment.part.length : 0;
+  return part + key.length + segment.digest.length + 8 * segment.ids.length + 160;
+}
+
+function hasPart(segment: EncodedSegment | SegmentName): segment is EncodedSegment {
+  return "part" in segment;
+}
+
+/**
+ * The segments of a version 2 token as its header lists them, each with its part; undefined
+ * for a token of another version or one whose header does not parse. Nothing is authenticated
+ * here (see `restoreParts`).
+ */
+function tokenSegmentParts(
+  token: string,
+): { digest: string; compressedLength: number; part: string }[] | undefined {
+  const parts = token.split(tokenPartSeparator);
+  if (parseVersionPart(parts[0] ?? "") !== 2 || parts.length < 3) return undefined;
+  let header: TokenHeader;
+  try {
+    header = tokenHeaderSchema.parse(
+      JSON.parse(Buffer.from(parts[2]!, "base64url").toString("utf8")),
+    );
+  } catch {
+    return undefined;
+  }
+  if (header.segments.length !== parts.length - 3) return undefined;
+  return header.segments.map(([, , compressedLength, , digest], index) => ({
+    digest,
+    compressedLength,
+    part: parts[3 + index]!,
+  }));
 }
 
 const stores = new WeakMap<CheckpointEncodeCache, SegmentStore>();
 
 /**
- * Creates a cache for `encodeCheckpoint`. One per process is enough; `maxBytes` (default 64 MiB)
- * bounds what it holds, least recently used segments leaving first.
+ * Creates a cache for `encodeCheckpoint`. One per process is enough (`scope: "shared"`, the
+ * default); `maxBytes` (default 64 MiB) bounds what it holds, least recently used segments
+ * leaving first. A cache that only ever encodes one conversation's growing head should say
+ * `scope: "conversation"` (see `CheckpointEncodeCacheScope`).
  */
 export function createCheckpointEncodeCache({
   maxBytes = 64 * 1024 * 1024,
-}: { maxBytes?: number } = {}): CheckpointEncodeCache {
-  const store = new SegmentStore(maxBytes);
+  scope = "shared",
+}: { maxBytes?: number; scope?: CheckpointEncodeCacheScope } = {}): CheckpointEncodeCache {
+  const store = new SegmentStore(maxBytes, scope);
   const cache: CheckpointEncodeCache = Object.freeze({
     get stats() {
       return store.stats;
     },
     clear: () => store.clear(),
+    releaseParts: () => store.releaseParts(),
+    restoreParts: (token: string) => store.restoreParts(token),
   });
   stores.set(cache, store);
   return cache;

@@ -126,8 +126,91 @@ describe("encodeCheckpoint", () => {
     cache.clear();
     expect(cache.stats).toMatchObject({ entries: 0, cachedBytes: 0 });
     expect(() =>
-      encodeCheckpoint({ state, secret: testSecret, cache: { stats: cache.stats, clear() {} } }),
+      encodeCheckpoint({
+        state,
+        secret: testSecret,
+        cache: { stats: cache.stats, clear() {}, releaseParts() {}, restoreParts: () => 0 },
+      }),
     ).toThrow(TypeError);
+  });
+
+  it("a conversation-scoped cache keeps only the full segments of its latest token", () => {
+    const shared = createCheckpointEncodeCache();
+    const scoped = createCheckpointEncodeCache({ scope: "conversation" });
+    const states = [...growingStates(agentConversation(30))];
+    for (const state of states) {
+      const token = encodeCheckpoint({ state, secret: testSecret, cache: shared });
+      expect(encodeCheckpoint({ state, secret: testSecret, cache: scoped })).toBe(token);
+      const full = headerOf(token).segments.filter(([, count]) => count === 32);
+      // Exactly the token's full segments: no partial one, none of an earlier head.
+      expect(scoped.stats.entries).toBe(full.length);
+    }
+    const last = states.at(-1)!;
+    expect(scoped.stats.cachedBytes).toBeLessThan(shared.stats.cachedBytes);
+    // Re-encoding the latest head compresses only its segments that are not full.
+    const before = scoped.stats;
+    const token = encodeCheckpoint({ state: last, secret: testSecret, cache: scoped });
+    const partial = headerOf(token).segments.filter(([, count]) => count < 32);
+    expect(scoped.stats.segmentsCompressed - before.segmentsCompressed).toBe(partial.length);
+    expect(scoped.stats.segmentsReused - before.segmentsReused).toBe(before.entries);
+    // Another head (here an earlier one) replaces what the cache holds.
+    encodeCheckpoint({ state: states[0]!, secret: testSecret, cache: scoped });
+    const firstFull = headerOf(
+      encodeCheckpoint({ state: states[0]!, secret: testSecret }),
+    ).segments.filter(([, count]) => count === 32).length;
+    expect(scoped.stats.entries).toBe(firstFull);
+  });
+
+  it("releases its segments' bytes and takes them back from the token the client returns", () => {
+    const cache = createCheckpointEncodeCache({ scope: "conversation" });
+    const states = [...growingStates(agentConversation(30))];
+    let token = encodeCheckpoint({ state: states[0]!, secret: testSecret, cache });
+    for (const state of states.slice(1)) {
+      const held = cache.stats;
+      cache.releaseParts();
+      const released = cache.stats;
+      expect(released.entries).toBe(held.entries);
+      // What is left names the segments; their bytes are the client's.
+      const parts = token.split(".").slice(3);
+      const fullParts = headerOf(token)
+        .segments.map(([, count], index) => (count === 32 ? parts[index]!.length : 0))
+        .reduce((sum, length) => sum + length, 0);
+      expect(held.cachedBytes - released.cachedBytes).toBe(fullParts);
+      expect(cache.restoreParts(token)).toBe(held.entries);
+      expect(cache.stats.cachedBytes).toBe(held.cachedBytes);
+      const compressed = cache.stats.segmentsCompressed;
+      const next = encodeCheckpoint({ state, secret: testSecret, cache });
+      expect(next).toBe(encodeCheckpoint({ state, secret: testSecret }));
+      // Only what is not a restored full segment was compressed.
+      const partial = headerOf(next).segments.filter(([, count]) => count < 32).length;
+      const newFull = headerOf(next).segments.filter(([, count]) => count === 32).length;
+      expect(cache.stats.segmentsCompressed - compressed).toBe(partial + newFull - held.entries);
+      token = next;
+    }
+    expect(cache.stats.entries).toBeGreaterThan(0);
+  });
+
+  it("compresses a released segment again when its bytes are not given back", () => {
+    const cache = createCheckpointEncodeCache({ scope: "conversation" });
+    const state = stateOf(agentConversation(40));
+    const token = encodeCheckpoint({ state, secret: testSecret, cache });
+    const held = cache.stats.entries;
+    expect(held).toBeGreaterThan(1);
+    cache.releaseParts();
+    // Not a token of this format, a malformed one, and one of another conversation's segments.
+    expect(cache.restoreParts("cp3.a.b.c")).toBe(0);
+    expect(cache.restoreParts("cp2.not-a-header")).toBe(0);
+    const other = encodeCheckpoint({ state: stateOf(agentConversation(3)), secret: testSecret });
+    expect(cache.restoreParts(other)).toBe(0);
+    // A part of the right digest but the wrong length is not taken.
+    const [version, mac, header, first, ...rest] = token.split(".");
+    expect(cache.restoreParts([version, mac, header, `${first}AA`, ...rest].join("."))).toBe(
+      held - 1,
+    );
+    const before = cache.stats.segmentsCompressed;
+    expect(encodeCheckpoint({ state, secret: testSecret, cache })).toBe(token);
+    const partial = headerOf(token).segments.filter(([, count]) => count < 32).length;
+    expect(cache.stats.segmentsCompressed - before).toBe(partial + 1);
   });
 
   it("refuses a state whose head digest is not its messages'", () => {

@@ -46,6 +46,7 @@ export function encodeCheckpoint({
   const key = secretKey(secret);
   const { metadata, messages, turns } = parseStateEnvelope(state);
   const store = segmentStoreOf(cache);
+  store.beginEncoding();
   const segments: EncodedSegment[] = [];
 
   let head = emptyHeadDigest(metadata.epoch);
@@ -92,6 +93,7 @@ export function encodeCheckpoint({
       segment.digest,
     ]),
   };
+  store.endEncoding();
   const headerBytes = canonicalBytes(header);
   const mac = computeMac({
     key,

@@ -28,7 +28,11 @@ export { createCheckpointState } from "./create-checkpoint-state.js";
 export { decodeCheckpoint, inspectCheckpoint } from "./decode-checkpoint.js";
 export type { CheckpointSummary, DecodeCheckpointOptions } from "./decode-checkpoint.js";
 export { createCheckpointEncodeCache } from "./encode-cache.js";
-export type { CheckpointEncodeCache, CheckpointEncodeCacheStats } from "./encode-cache.js";
+export type {
+  CheckpointEncodeCache,
+  CheckpointEncodeCacheScope,
+  CheckpointEncodeCacheStats,
+} from "./encode-cache.js";
 export { checkpointTokenVersion, encodeCheckpoint } from "./encode-checkpoint.js";
 export { hydrateCheckpoint } from "./hydrate-checkpoint.js";
 export type { HydratedCheckpoint } from "./hydrate-checkpoint.js";

@@ -59,9 +59,24 @@ export function createConversationHead({
   return Object.freeze({
     conversationId: conversationIdSchema.parse(conversationId),
     history,
-    turns: Object.freeze(parsedTurns.map((turn) => Object.freeze(turn))),
+    turns: Object.freeze(parsedTurns.map((turn) => Object.freeze(sharingIds(turn, history)))),
     ...(lastRunId === undefined ? {} : { lastRunId: idSchema.parse(lastRunId) }),
   });
+}
+
+/**
+ * The turn record with the id strings its history's messages hold (a store or a checkpoint
+ * decodes turns and messages apart, so equal ids arrive as separate copies): the ids of a long
+ * conversation are kept once, not twice.
+ */
+function sharingIds(turn: TurnRecord, history: HistoryLog): TurnRecord {
+  const event = history.findByEventId(turn.eventId);
+  return {
+    clientMessageId: turn.clientMessageId,
+    eventId: event !== undefined && "eventId" in event ? event.eventId : turn.eventId,
+    runId: turn.runId,
+    messageIds: turn.messageIds.map((id) => history.get(id)?.id ?? id),
+  };
 }
 
 /**

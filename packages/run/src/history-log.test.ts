@@ -5,6 +5,7 @@ import {
   HistoryLog,
   chainHeadDigest,
   decodeCanonicalMessage,
+  knownMessageDigest,
   messageDigest,
 } from "./history-log.js";
 import {
@@ -210,5 +211,46 @@ describe("HistoryLog digests", () => {
     expect(() =>
       decodeCanonicalMessage({ bytes: junk, digest: canonical.sha256Hex(junk) }),
     ).toThrow(/is not JSON/);
+  });
+
+  it("knows the digest of every message it validated or decoded, and of nothing else", () => {
+    const log = new HistoryLog({ messages: [context, runtime] });
+    expect(log.messages.map((message) => knownMessageDigest(message))).toEqual(log.digests);
+    // The caller's objects are not the log's: they stay unknown (they could still change).
+    expect(knownMessageDigest(context)).toBeUndefined();
+    expect(knownMessageDigest(structuredClone(log.messages[0]))).toBeUndefined();
+    expect(knownMessageDigest("text")).toBeUndefined();
+    expect(knownMessageDigest(null)).toBeUndefined();
+    const bytes = new TextEncoder().encode(canonical.canonicalJson(runtime));
+    const decoded = decodeCanonicalMessage({ bytes, digest: messageDigest(runtime) });
+    expect(knownMessageDigest(decoded)).toBe(messageDigest(runtime));
+  });
+
+  it("keeps copies that own their data: deep-frozen, equal, and sharing nothing with the input", () => {
+    const input = structuredClone(assistantWithCalls);
+    const [kept] = new HistoryLog({ messages: [input] }).messages;
+    expect(kept).toEqual(input);
+    expect(kept).not.toBe(input);
+    if (kept?.kind !== "assistant") throw new Error("expected the assistant message");
+    expect(kept.toolCalls).not.toBe(input.toolCalls);
+    expect(Object.isFrozen(kept.toolCalls[0])).toBe(true);
+    // Changing the input afterwards changes nothing kept.
+    input.toolCalls[0]!.arguments = "{}";
+    expect(kept.toolCalls[0]!.arguments).toBe('{"path":"b"}');
+  });
+
+  it("keeps a key named __proto__ as data, whatever its value", () => {
+    const input = createAssistantMessage({
+      runId: "r9",
+      step: 0,
+      replay: JSON.parse('{"p":{"__proto__":{},"x":{"__proto__":[1]}}}') as Record<string, never>,
+    });
+    const [kept] = new HistoryLog({ messages: [input] }).messages;
+    expect(canonical.canonicalJson(kept)).toBe(canonical.canonicalJson(input));
+    if (kept?.kind !== "assistant") throw new Error("expected the assistant message");
+    const bag = kept.replay.p as Record<string, unknown>;
+    expect(Object.getPrototypeOf(bag)).toBe(Object.prototype);
+    expect(Object.keys(bag)).toEqual(["__proto__", "x"]);
+    expect(Object.isFrozen(bag)).toBe(true);
   });
 });

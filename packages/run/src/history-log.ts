@@ -1,4 +1,4 @@
-import { canonicalJson, deepFreeze, sha256Hex } from "./canonical-json.js";
+import { canonicalJson, sha256Hex } from "./canonical-json.js";
 import { canonicalMessageSchema } from "./canonical-message.js";
 import type {
   AssistantMessage,
@@ -21,6 +21,15 @@ export function messageDigest(message: CanonicalMessage): string {
  * is hashed once on its way in.
  */
 const knownDigests = new WeakMap<object, string>();
+
+/**
+ * The digest of a message this module validated (or decoded from verified bytes), if `value` is
+ * one: its content address, known without a hash. Other packages that address messages by
+ * content (checkpoint encoders) use it rather than keeping their own memo of the same digests.
+ */
+export function knownMessageDigest(value: unknown): string | undefined {
+  return typeof value === "object" && value !== null ? knownDigests.get(value) : undefined;
+}
 
 function validated(raw: unknown): { message: CanonicalMessage; digest: string } | undefined {
   if (typeof raw !== "object" || raw === null) return undefined;
@@ -59,7 +68,10 @@ export function decodeCanonicalMessage({
       ...(parsed.success ? {} : { cause: parsed.error }),
     });
   }
-  const message = deepFreeze(parsed.data);
+  // The schema's output and the parsed bytes are the same value (the canonical check above), but
+  // `JSON.parse` builds it compactly (no spare array capacity, properties in the object): a
+  // history holds thousands of these, so the compact one is kept.
+  const message = frozenCompact(json) as CanonicalMessage;
   knownDigests.set(message, digest);
   return message;
 }
@@ -95,11 +107,6 @@ export interface AppendResult {
   readonly length: number;
 }
 
-interface Entry {
-  readonly index: number;
-  readonly digest: string;
-}
-
 /**
  * The canonical, append-only history of one conversation's current epoch. `append` is the only
  * mutation; `startEpoch` is the one explicit operation that replaces history (compaction).
@@ -109,8 +116,9 @@ export class HistoryLog {
   #epoch: number;
   #messages: CanonicalMessage[] = [];
   #digests: string[] = [];
-  #byId = new Map<string, Entry>();
-  #byEventId = new Map<string, Entry>();
+  /** Message id → its index (its digest is `#digests[index]`). */
+  #byId = new Map<string, number>();
+  #byEventId = new Map<string, number>();
   #head: string;
   #pendingCalls = new Map<string, PendingToolCall>();
   #callIds = new Set<string>();
@@ -149,12 +157,12 @@ export class HistoryLog {
     return this.#byId.has(messageId);
   }
   get(messageId: string): CanonicalMessage | undefined {
-    const entry = this.#byId.get(messageId);
-    return entry === undefined ? undefined : this.#messages[entry.index];
+    const index = this.#byId.get(messageId);
+    return index === undefined ? undefined : this.#messages[index];
   }
   findByEventId(eventId: string): CanonicalMessage | undefined {
-    const entry = this.#byEventId.get(eventId);
-    return entry === undefined ? undefined : this.#messages[entry.index];
+    const index = this.#byEventId.get(eventId);
+    return index === undefined ? undefined : this.#messages[index];
   }
   /** The digest of the message at `index` (its content address). */
   digestAt(index: number): string | undefined {
@@ -244,7 +252,8 @@ export class HistoryLog {
       const { message, digest } = validated(raw) ?? validate(raw);
       const eventId = "eventId" in message ? message.eventId : undefined;
       const existing = this.#byId.get(message.id);
-      const existingDigest = existing?.digest ?? batchIds.get(message.id);
+      const existingDigest =
+        existing === undefined ? batchIds.get(message.id) : this.#digests[existing];
       if (existingDigest !== undefined) {
         if (existingDigest !== digest) {
           throw new HistoryConflictError({
@@ -253,7 +262,7 @@ export class HistoryLog {
             ...(eventId === undefined ? {} : { eventId }),
           });
         }
-        unchanged.push(existing ? this.#messages[existing.index]! : message);
+        unchanged.push(existing === undefined ? message : this.#messages[existing]!);
         continue;
       }
       if (eventId !== undefined && (this.#byEventId.has(eventId) || batchEventIds.has(eventId))) {
@@ -330,8 +339,8 @@ export class HistoryLog {
     const index = this.#messages.length;
     this.#messages.push(message);
     this.#digests.push(digest);
-    this.#byId.set(message.id, { index, digest });
-    if ("eventId" in message) this.#byEventId.set(message.eventId, { index, digest });
+    this.#byId.set(message.id, index);
+    if ("eventId" in message) this.#byEventId.set(message.eventId, index);
     this.#head = chainHeadDigest(this.#head, digest);
     if (message.kind === "request-context") this.#latestRequestContextIndex = index;
     if (message.kind === "assistant") {
@@ -357,10 +366,49 @@ function validate(raw: unknown): { message: CanonicalMessage; digest: string } {
       cause: parsed.error,
     });
   }
-  const message = deepFreeze(parsed.data);
-  const digest = sha256Hex(canonicalJson(message));
+  const canonical = canonicalJson(parsed.data);
+  // A compact copy of the value (the schema's own is built property by property, with spare
+  // array capacity): the history keeps it, thousands of times over.
+  const message = frozenCompact(JSON.parse(canonical)) as CanonicalMessage;
+  const digest = sha256Hex(canonical);
   knownDigests.set(message, digest);
   return { message, digest };
+}
+
+const emptyObject = Object.freeze({});
+const emptyArray = Object.freeze([]);
+
+/**
+ * Deep-freezes a value fresh from `JSON.parse`, every empty object and array in it replaced by
+ * one shared frozen empty one (an assistant message's `replay: {}`, `toolCalls: []`: one
+ * allocation each per message otherwise, thousands in a long history).
+ */
+function frozenCompact(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return emptyArray;
+    for (let index = 0; index < value.length; index += 1) {
+      const item = frozenCompact(value[index]);
+      if (item !== value[index]) value[index] = item;
+    }
+    return Object.freeze(value);
+  }
+  const record = value as Record<string, unknown>;
+  let empty = true;
+  for (const key of Object.keys(record)) {
+    empty = false;
+    const item = frozenCompact(record[key]);
+    // Defined, not assigned: a key named `__proto__` stays an own property.
+    if (item !== record[key]) {
+      Object.defineProperty(record, key, {
+        value: item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  return empty ? emptyObject : Object.freeze(record);
 }
 
 function checkToolCalls(message: AssistantMessage): void {

@@ -40,6 +40,7 @@ export {
   chainHeadDigest,
   decodeCanonicalMessage,
   emptyHeadDigest,
+  knownMessageDigest,
   messageDigest,
 } from "./history-log.js";
 export type { AppendResult, PendingToolCall } from "./history-log.js";

@@ -31,14 +31,24 @@ export interface ToModelRequestOptions {
 }
 
 // Projected messages are frozen and depend only on the (frozen) canonical message and the
-// truncation limit, so they are memoised: a turn projects only what it appended.
-const projectionCache = new WeakMap<CanonicalMessage, { limit: number; projected: ModelMessage }>();
+// truncation limit, so they are memoised: a turn projects only what it appended. One memo per
+// limit (there is one in practice), so an entry is the projection itself, with no wrapper.
+const projectionCaches = new Map<number, WeakMap<CanonicalMessage, ModelMessage>>();
 
 function projectOne(message: CanonicalMessage, limit: number): ModelMessage {
-  const cached = projectionCache.get(message);
-  if (cached !== undefined && cached.limit === limit) return cached.projected;
+  let cache = projectionCaches.get(limit);
+  const cached = cache?.get(message);
+  if (cached !== undefined) return cached;
   const projected = deepFreeze(convertMessage(message, limit));
-  if (Object.isFrozen(message)) projectionCache.set(message, { limit, projected });
+  if (Object.isFrozen(message)) {
+    if (cache === undefined) {
+      // A caller alternating between many limits gets no memo for the oldest ones, not unbounded ones.
+      if (projectionCaches.size >= 8)
+        projectionCaches.delete(projectionCaches.keys().next().value!);
+      projectionCaches.set(limit, (cache = new WeakMap()));
+    }
+    cache.set(message, projected);
+  }
   return projected;
 }
 

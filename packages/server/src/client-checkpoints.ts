@@ -123,7 +123,8 @@ export class ClientCheckpoints {
     head: ConversationHead;
     tenant: string;
     promptSpecDigest: string;
-    cache: CheckpointEncodeCache;
+    /** Undefined: a one-off encoding of a head that is not the conversation's current one. */
+    cache: CheckpointEncodeCache | undefined;
   }): string {
     return encodeCheckpoint({
       state: headToCheckpointState(head, { promptSpecDigest }),

@@ -134,3 +134,35 @@ describe("loadConfig", () => {
     ).toMatchObject({ logLevel: "debug", logFormat: "json" });
   });
 });
+
+describe("loadConfig: the cache budget", () => {
+  it("leaves the budget to the service's default unless CURSOR_GATEWAY_CACHE_BYTES is set", () => {
+    expect(loadConfig({}).cacheBytes).toBeUndefined();
+  });
+
+  it("takes bytes, or a binary unit, and 0 (keep nothing between requests)", () => {
+    const cases: [string, number][] = [
+      ["268435456", 268_435_456],
+      [" 256MiB ", 256 * 1024 ** 2],
+      ["1GiB", 1024 ** 3],
+      ["512 KiB", 512 * 1024],
+      ["4096B", 4096],
+      ["0", 0],
+    ];
+    for (const [value, bytes] of cases) {
+      expect(loadConfig({ CURSOR_GATEWAY_CACHE_BYTES: value }).cacheBytes).toBe(bytes);
+    }
+  });
+
+  it("refuses anything else with what it expects and the value it got", () => {
+    for (const value of ["256MB", "-1", "1.5GiB", "lots", "2048GiB", "256 mib"]) {
+      const issues = configError({ CURSOR_GATEWAY_CACHE_BYTES: value }).issues;
+      expect(issues).toHaveLength(1);
+      expect(issues[0]).toMatch(/^CURSOR_GATEWAY_CACHE_BYTES: (a size in bytes|at most 1 TiB)/);
+      expect(issues[0]).toContain(JSON.stringify(value.trim()));
+    }
+    expect(configError({ CURSOR_GATEWAY_CACHE_BYTES: "2048GiB" }).issues[0]).toBe(
+      'CURSOR_GATEWAY_CACHE_BYTES: at most 1 TiB (1024GiB) (got "2048GiB")',
+    );
+  });
+});

@@ -38,6 +38,21 @@ const optionalSeconds = optionalText.pipe(
     .optional(),
 );
 
+const byteUnits = { "": 1, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 } as const;
+
+/** A size in bytes: a whole number, optionally with a binary unit (`256MiB`, `1GiB`). */
+const optionalBytes = optionalText.pipe(
+  z
+    .string()
+    .regex(/^\d{1,13}\s*(B|KiB|MiB|GiB)?$/, "a size in bytes, e.g. 268435456, 256MiB or 1GiB")
+    .transform((text) => {
+      const [, digits = "", unit = ""] = /^(\d+)\s*(\w*)$/.exec(text) ?? [];
+      return Number(digits) * byteUnits[unit as keyof typeof byteUnits];
+    })
+    .refine((bytes) => bytes <= 2 ** 40, "at most 1 TiB (1024GiB)")
+    .optional(),
+);
+
 const environmentSchema = singleProviderOptionsEnvironment.extend({
   CURSOR_GATEWAY_HOST: optionalText,
   CURSOR_GATEWAY_PORT: optionalText.pipe(
@@ -108,6 +123,7 @@ const environmentSchema = singleProviderOptionsEnvironment.extend({
       .optional(),
   ),
   CURSOR_GATEWAY_PRICES_FILE: optionalText,
+  CURSOR_GATEWAY_CACHE_BYTES: optionalBytes,
 });
 
 /** Variables whose values are secrets: a problem with one never quotes its value. */
@@ -162,6 +178,11 @@ export interface GatewayConfig {
   readonly usageRetentionDays?: number;
   /** Prices per provider model (`CURSOR_GATEWAY_PRICES_FILE` over the built-in table). */
   readonly prices?: PriceTable;
+  /**
+   * The byte budget of the in-memory caches (`CURSOR_GATEWAY_CACHE_BYTES`, default 256 MiB):
+   * conversation heads, their checkpoint segments, provider request bodies and prompt specs.
+   */
+  readonly cacheBytes?: number;
 }
 
 /** Usage records are kept this many days unless configured otherwise. */
@@ -274,6 +295,9 @@ export function loadConfig(environment: Record<string, string | undefined>): Gat
       ? {}
       : { usageRetentionDays: env.CURSOR_GATEWAY_USAGE_RETENTION_DAYS }),
     ...(prices === undefined ? {} : { prices }),
+    ...(env.CURSOR_GATEWAY_CACHE_BYTES === undefined
+      ? {}
+      : { cacheBytes: env.CURSOR_GATEWAY_CACHE_BYTES }),
     connections: connectionLimitsOf(env),
   };
 }

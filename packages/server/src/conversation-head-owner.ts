@@ -179,9 +179,12 @@ function addUsage(total: UsageTotals, usage: Usage): UsageTotals {
  */
 export class ConversationHeadOwner {
   #state: HeadState;
-  /** Segments of the last encoded JSON checkpoint, so the next one re-encodes only what is new. */
+  /**
+   * The full segments of the last encoded JSON checkpoint, so the next one re-encodes only what
+   * is new; about the compressed size of the head (the gateway's cache ledger accounts for it).
+   */
   readonly encodeCache: CheckpointEncodeCache = createCheckpointEncodeCache({
-    maxBytes: 16 * 1024 * 1024,
+    scope: "conversation",
   });
 
   constructor(initial: HeadState) {

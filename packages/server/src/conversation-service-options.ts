@@ -1,7 +1,6 @@
 import type { RetryPolicy } from "@cursor/run";
 import type { GatewayMetrics } from "./http/metrics.js";
 import type { ModelCatalog } from "./models/model-catalog.js";
-import type { ProviderRequestLog } from "./providers/provider-request-log.js";
 import type { SecretRedactor } from "./redaction/secret-redactor.js";
 import type { GatewayStore } from "./store/gateway-store.js";
 
@@ -23,9 +22,12 @@ export interface ConversationServiceOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** How long a run holds its conversation before another process may take it over. */
   readonly runLeaseMs?: number;
-  readonly requestLog?: ProviderRequestLog;
-  /** Conversation heads kept in memory (least recently used out first). Default 1 000. */
-  readonly maxCachedConversations?: number;
+  /**
+   * The byte budget of what the service keeps in memory: conversation heads, their checkpoint
+   * segments, provider request bodies and prompt specs, least recently used out first (a
+   * conversation with a run in progress stays). Default `defaultCacheBytes` (256 MiB).
+   */
+  readonly cacheBytes?: number;
   /**
    * Cap on the body bytes (as JSON) of one `provider-requests` answer: older bodies beyond it are
    * left out (`omitted` counts them); the newest one is always included. Default 32 MiB.

@@ -1,5 +1,4 @@
 import { createHmac } from "node:crypto";
-import { createCheckpointEncodeCache } from "@cursor/checkpoint";
 import { ProjectionConflictError, createConversationHead, prepareTurn } from "@cursor/projection";
 import type { ConversationHead, TurnPlan, TurnRecord } from "@cursor/projection";
 import { parseAgentRunRequest } from "@cursor/request";
@@ -7,6 +6,9 @@ import type { AgentRunRequest, McpServerInput } from "@cursor/request";
 import { HistoryConflictError, HistoryLog, sha256Hex } from "@cursor/run";
 import type { PromptSpec, ProviderAdapter } from "@cursor/run";
 import { ZodError } from "zod";
+import { CacheLedger, defaultCacheBytes } from "./cache/cache-ledger.js";
+import type { CacheLedgerStats } from "./cache/cache-ledger.js";
+import { HeadCache } from "./cache/head-cache.js";
 import { ClientCheckpoints } from "./client-checkpoints.js";
 import { PromptSpecCache } from "./prompt-spec-cache.js";
 import type { CheckpointBase } from "./client-checkpoints.js";
@@ -80,6 +82,8 @@ interface ActiveRun {
   readonly controller: AbortController;
   readonly owner: ConversationHeadOwner;
   readonly done: Promise<void>;
+  /** The full checkpoint the request sent back (verified): it holds the head's segments. */
+  readonly clientToken: string | undefined;
 }
 
 /**
@@ -92,8 +96,10 @@ interface ActiveRun {
 export class ConversationService {
   readonly #options: ConversationServiceOptions;
   readonly #checkpoints: ClientCheckpoints;
-  readonly #heads = new Map<string, ConversationHeadOwner>();
-  readonly #promptSpecs = new PromptSpecCache();
+  /** The one byte budget of everything below that is kept in memory (heads, specs, bodies). */
+  readonly #cache: CacheLedger;
+  readonly #heads: HeadCache;
+  readonly #promptSpecs: PromptSpecCache;
   readonly #active = new Map<string, ActiveRun>();
   readonly requestLog: ProviderRequestLog;
   /**
@@ -125,7 +131,14 @@ export class ConversationService {
       },
     };
     this.#checkpoints = new ClientCheckpoints({ secret: options.checkpointSecret });
-    this.requestLog = options.requestLog ?? new ProviderRequestLog();
+    this.#cache = new CacheLedger({
+      maxBytes: options.cacheBytes ?? defaultCacheBytes,
+      onEvict: (entry) =>
+        options.metrics.increment("cursor_gateway_cache_evictions_total", { kind: entry.kind }),
+    });
+    this.#heads = new HeadCache({ ledger: this.#cache });
+    this.#promptSpecs = new PromptSpecCache({ ledger: this.#cache });
+    this.requestLog = new ProviderRequestLog({ ledger: this.#cache });
     this.usage = new UsageRecorder({
       store: options.store.providerCalls,
       requestLog: this.requestLog,
@@ -139,6 +152,11 @@ export class ConversationService {
 
   get activeRuns(): number {
     return this.#active.size;
+  }
+
+  /** What the in-memory caches hold against their byte budget (the cache metrics). */
+  cacheStats(): CacheLedgerStats {
+    return this.#cache.stats();
   }
 
   async prepareRun({
@@ -166,7 +184,12 @@ export class ConversationService {
     if (!(await this.#options.store.acquireRun({ ...lease, leaseMs }))) {
       throw new ConversationBusyError({ conversationId });
     }
-    const release = () => this.#options.store.releaseRun(lease);
+    // Nothing of a conversation being run leaves the cache until the run ends (or is refused).
+    this.#heads.pin(key);
+    const release = () => {
+      this.#heads.unpin(key);
+      return this.#options.store.releaseRun(lease);
+    };
     let owner: ConversationHeadOwner;
     let checkpointBase: CheckpointBase;
     let promptSpec: PromptSpec;
@@ -196,7 +219,7 @@ export class ConversationService {
     signal?.addEventListener("abort", abort, { once: true });
     let finish: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    this.#active.set(key, { runId, controller, owner, done });
+    this.#active.set(key, { runId, controller, owner, done, clientToken: fullToken(request) });
     const renew = setInterval(
       () =>
         // A failed renewal (the database unreachable for a moment) must not end the process;
@@ -264,10 +287,10 @@ export class ConversationService {
           const outcome = await execution.execute(sink);
           // Keep the head only while it is the store's; anything else reloads next time.
           if (isConsistent(owner.state)) this.#remember(key, owner);
-          else this.#heads.delete(key);
+          else this.#heads.forget(key);
           return outcome;
         } catch (error) {
-          this.#heads.delete(key);
+          this.#heads.forget(key);
           throw error;
         } finally {
           signal?.removeEventListener("abort", abort);
@@ -527,16 +550,9 @@ export class ConversationService {
     return new ConversationHeadOwner(storedHeadState(stored));
   }
 
-  /** Keeps at most `maxCachedConversations` heads in memory, least recently used out first. */
+  /** Keeps the head in memory, within the cache budget (least recently used out first). */
   #remember(key: string, owner: ConversationHeadOwner): ConversationHeadOwner {
-    this.#heads.delete(key);
-    this.#heads.set(key, owner);
-    const max = this.#options.maxCachedConversations ?? 1_000;
-    for (const [oldest] of this.#heads) {
-      if (this.#heads.size <= max) break;
-      if (!this.#active.has(oldest)) this.#heads.delete(oldest);
-    }
-    return owner;
+    return this.#heads.remember(key, owner);
   }
 
   /** Whether `tenant` has this conversation: a run of it is open, or the store holds it. */
@@ -594,16 +610,27 @@ export class ConversationService {
     promptSpecDigest: string;
   }): string {
     const key = conversationKey(tenant.id, head.conversationId);
-    const owner = this.#active.get(key)?.owner ?? this.#heads.get(key);
+    const active = this.#active.get(key);
+    const owner = active?.owner ?? this.#heads.get(key);
     const current = owner !== undefined && owner.state.head === head ? owner : undefined;
+    // A client that sends its checkpoint back holds the compressed segments: they are taken
+    // from its token for this encoding, and not kept in between (no second copy here).
+    const clientToken = active?.clientToken;
+    if (current !== undefined && clientToken !== undefined) {
+      current.encodeCache.restoreParts(clientToken);
+    }
     const token = this.#checkpoints.encode({
       head,
       tenant: tenant.id,
       promptSpecDigest,
-      // Another head than the owner's would evict the segments of the one that is current.
-      cache: current?.encodeCache ?? createCheckpointEncodeCache({ maxBytes: 16 * 1024 * 1024 }),
+      // Another head than the owner's would replace the segments of the one that is current.
+      cache: current?.encodeCache,
     });
-    current?.dispatch({ type: "checkpoint-issued", digest: sha256Hex(token) });
+    if (current !== undefined) {
+      current.dispatch({ type: "checkpoint-issued", digest: sha256Hex(token) });
+      if (clientToken !== undefined) current.encodeCache.releaseParts();
+      this.#heads.checkpointEncoded(key, current);
+    }
     return token;
   }
 
@@ -654,6 +681,7 @@ export class ConversationService {
       promptSpecDigest: this.#promptSpecs.specFor(mcpServers).digest,
       cache: owner.encodeCache,
     });
+    this.#heads.checkpointEncoded(conversationKey(tenant.id, conversationId), owner);
     return {
       checkpoint: token,
       epoch: head.history.epoch,
@@ -924,6 +952,15 @@ function promptSpecInputServers(input: unknown): readonly McpServerInput[] | und
   if (typeof input !== "object" || input === null || !("mcpServers" in input)) return undefined;
   const servers = (input as { mcpServers: unknown }).mcpServers;
   return Array.isArray(servers) ? (servers as McpServerInput[]) : undefined;
+}
+
+/**
+ * The full checkpoint a request sent back, if any (a delta client's chain holds deltas). Only a
+ * request whose checkpoint was verified (issued by this process, or decoded whole) gets this far.
+ */
+function fullToken(request: AgentRunRequest): string | undefined {
+  const token = request.checkpointChain === undefined ? request.checkpoint : undefined;
+  return token?.startsWith("cp2.") === true ? token : undefined;
 }
 
 /** A delta checkpoint (token format 3): genuine without its base, but not decodable alone. */

@@ -20,6 +20,8 @@ export type {
 } from "./models/model-catalog.js";
 export { anthropicThinkingBudgets } from "./models/create-model-adapter.js";
 export { ConversationService } from "./conversation-service.js";
+export { cacheKinds, defaultCacheBytes } from "./cache/cache-ledger.js";
+export type { CacheKind, CacheKindStats, CacheLedgerStats } from "./cache/cache-ledger.js";
 export type { HydratedHead, PrepareRunInput, PreparedRun } from "./conversation-service.js";
 export type { ConversationServiceOptions, GatewayLogger } from "./conversation-service-options.js";
 export type { RunEndReason, RunError, RunEvent, RunOutcome, RunSink } from "./run-events.js";

@@ -131,7 +131,10 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
   // One redaction path for every byte that leaves: events, errors, records and log lines.
   const redactor = options.redactor ?? createGatewayRedactor(config);
   const serviceRef: { current?: ConversationService } = {};
-  const metrics = new GatewayMetrics({ activeRuns: () => serviceRef.current?.activeRuns ?? 0 });
+  const metrics = new GatewayMetrics({
+    activeRuns: () => serviceRef.current?.activeRuns ?? 0,
+    cache: () => serviceRef.current?.cacheStats(),
+  });
   const service = new ConversationService({
     store,
     models,
@@ -141,6 +144,7 @@ export async function startGateway(options: StartGatewayOptions): Promise<Runnin
     redactor,
     logger: { error: (details, message) => appRef.current?.log.error(details, message) },
     runLeaseMs,
+    ...(config.cacheBytes === undefined ? {} : { cacheBytes: config.cacheBytes }),
     ...(options.retry === undefined ? {} : { retry: options.retry }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });

@@ -1,4 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { cacheKinds } from "../cache/cache-ledger.js";
+import type { CacheLedgerStats } from "../cache/cache-ledger.js";
 
 /** Seconds: a provider call from the gateway's request to the stream's end. */
 const callDurationBuckets = [0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30, 60, 120, 300];
@@ -57,6 +59,11 @@ const definitions = {
     help: "Connections closed because nothing moved on them for the idle timeout",
     labels: ["kind"],
   },
+  cursor_gateway_cache_evictions_total: {
+    type: "counter",
+    help: "Entries the in-memory caches evicted to stay within CURSOR_GATEWAY_CACHE_BYTES, by kind (head, checkpoint, provider-request, prompt-spec)",
+    labels: ["kind"],
+  },
   cursor_gateway_usage_records_pruned_total: {
     type: "counter",
     help: "Usage records deleted by the retention setting (CURSOR_GATEWAY_USAGE_RETENTION_DAYS)",
@@ -106,11 +113,14 @@ export class GatewayMetrics {
   constructor({
     processMetrics = true,
     activeRuns,
+    cache,
   }: {
     /** `process_*` and `nodejs_*` (CPU, memory, event-loop lag, GC, handles). */
     processMetrics?: boolean;
     /** Runs in progress in this process, read on every scrape. */
     activeRuns?: () => number;
+    /** What the in-memory caches hold against their budget, read on every scrape. */
+    cache?: () => CacheLedgerStats | undefined;
   } = {}) {
     for (const [name, definition] of Object.entries(definitions)) {
       const common = {
@@ -129,6 +139,24 @@ export class GatewayMetrics {
       registers: [this.registry],
       collect() {
         this.set(activeRuns?.() ?? 0);
+      },
+    });
+    new Gauge({
+      name: "cursor_gateway_cache_bytes",
+      help: "Estimated bytes the in-memory caches hold, by kind (head, checkpoint, provider-request, prompt-spec)",
+      labelNames: ["kind"],
+      registers: [this.registry],
+      collect() {
+        const stats = cache?.();
+        for (const kind of cacheKinds) this.set({ kind }, stats?.kinds[kind].bytes ?? 0);
+      },
+    });
+    new Gauge({
+      name: "cursor_gateway_cache_budget_bytes",
+      help: "The in-memory caches' byte budget (CURSOR_GATEWAY_CACHE_BYTES)",
+      registers: [this.registry],
+      collect() {
+        this.set(cache?.()?.maxBytes ?? 0);
       },
     });
     if (processMetrics) collectDefaultMetrics({ register: this.registry });

@@ -1,6 +1,7 @@
+import type { ModelRequest, ProviderAdapter } from "@cursor/run";
+import type { CacheLedger } from "../cache/cache-ledger.js";
+import { jsonSize } from "../cache/json-size.js";
 import { sharedPrefixItems } from "./provider-history-items.js";
-
-type StoredRecord = Omit<ProviderRequestRecord, "sharedPrefixItems">;
 
 export interface ProviderRequestRecord {
   /** The usage record of this call (`GET /v1/conversations/{id}/calls`) has the same id. */
@@ -11,53 +12,81 @@ export interface ProviderRequestRecord {
   readonly sharedPrefixItems: number;
 }
 
+interface StoredRecord {
+  readonly callId?: string;
+  readonly at: string;
+  readonly provider: string;
+  readonly request: ModelRequest;
+  /** How many messages the request had when it was sent (see `bodyOf`). */
+  readonly messageCount: number;
+  readonly adapter: Pick<ProviderAdapter, "serialize">;
+  /** The record's entry in the cache ledger. */
+  readonly ledgerKey: string;
+}
+
 /**
- * The last provider request bodies of each conversation, in memory (bounded per conversation and
- * in conversations), for `GET /v1/conversations/{id}/provider-requests`. Bodies are what the
- * provider package serialised; keys and auth headers never reach them.
+ * The last provider requests of each conversation, in memory, for
+ * `GET /v1/conversations/{id}/provider-requests` and for explaining a broken prefix: at most
+ * `perConversation` per conversation, and all of them within the gateway's cache budget (each
+ * record is an entry of the conversation in the ledger, least recently used out first, and a
+ * conversation's records go when its head does).
+ *
+ * A record keeps the call's `ModelRequest` and its adapter, not the body: `serialize` is pure,
+ * so the body is rebuilt exactly as it was sent when someone asks for it (rarely: this endpoint,
+ * a prefix that broke). The request's messages are the projections the conversation's head
+ * already holds (memoised per message), so a record costs a pointer per history item where a
+ * body would cost its every item again. Bodies are what the provider package serialises; keys
+ * and auth headers never reach them.
  */
 export class ProviderRequestLog {
+  readonly #ledger: CacheLedger;
   readonly #perConversation: number;
-  readonly #maxConversations: number;
   readonly #entries = new Map<string, StoredRecord[]>();
+  #sequence = 0;
 
-  constructor({
-    perConversation = 20,
-    maxConversations = 256,
-  }: { perConversation?: number; maxConversations?: number } = {}) {
+  constructor({ ledger, perConversation = 20 }: { ledger: CacheLedger; perConversation?: number }) {
+    this.#ledger = ledger;
     this.#perConversation = perConversation;
-    this.#maxConversations = maxConversations;
   }
 
   record({
     key,
     provider,
-    body,
+    request,
+    adapter,
     at,
     callId,
   }: {
     key: string;
     provider: string;
-    body: unknown;
+    /** What the adapter serialised for the call. */
+    request: ModelRequest;
+    adapter: Pick<ProviderAdapter, "serialize">;
     at: Date;
     callId?: string;
   }): void {
-    const list = this.#entries.get(key) ?? [];
-    this.#entries.delete(key); // re-insert: Map order doubles as least-recently-used order
+    let list = this.#entries.get(key);
+    if (list === undefined) this.#entries.set(key, (list = []));
+    this.#sequence += 1;
     // `sharedPrefixItems` compares whole bodies: computed when someone asks, not per call.
     const entry: StoredRecord = {
       ...(callId === undefined ? {} : { callId }),
       at: at.toISOString(),
       provider,
-      body,
+      request,
+      messageCount: request.messages.length,
+      adapter,
+      ledgerKey: `provider-request\u0000${this.#sequence}`,
     };
     list.push(entry);
-    if (list.length > this.#perConversation) list.splice(0, list.length - this.#perConversation);
-    this.#entries.set(key, list);
-    if (this.#entries.size > this.#maxConversations) {
-      const oldest = this.#entries.keys().next().value;
-      if (oldest !== undefined) this.#entries.delete(oldest);
-    }
+    while (list.length > this.#perConversation) this.#ledger.delete(list.shift()!.ledgerKey);
+    this.#ledger.set({
+      key: entry.ledgerKey,
+      kind: "provider-request",
+      group: key,
+      bytes: requestBytes(request),
+      evict: () => this.#drop(key, entry),
+    });
   }
 
   /**
@@ -78,25 +107,69 @@ export class ProviderRequestLog {
     const wanted = Math.max(0, list.length - limit);
     let first = list.length;
     let total = 0;
+    const bodies: unknown[] = [];
     while (first > wanted) {
-      const size = Buffer.byteLength(JSON.stringify(list[first - 1]!.body) ?? "");
+      const body = bodyOf(list[first - 1]!);
+      const size = Buffer.byteLength(JSON.stringify(body) ?? "");
       if (first < list.length && total + size > maxBytes) break;
       total += size;
+      bodies.unshift(body);
       first -= 1;
     }
+    // The record before the first one shown is compared with it too.
+    const before = first > 0 ? bodyOf(list[first - 1]!) : undefined;
     const requests = list.slice(first).map((entry, offset) => {
-      const previous = list[first + offset - 1];
+      this.#ledger.touch(entry.ledgerKey);
+      const body = bodies[offset];
+      const previous = offset === 0 ? before : bodies[offset - 1];
       return {
-        ...entry,
-        sharedPrefixItems:
-          previous === undefined ? 0 : sharedPrefixItems(previous.body, entry.body),
+        ...(entry.callId === undefined ? {} : { callId: entry.callId }),
+        at: entry.at,
+        provider: entry.provider,
+        body,
+        sharedPrefixItems: previous === undefined ? 0 : sharedPrefixItems(previous, body),
       };
     });
     return { requests, omitted: first - wanted };
   }
 
-  /** The body of call `callId` while the log still holds it (the prefix doctor's input). */
+  /** The body of call `callId` while the log still holds it (the prefix check's input). */
   body(key: string, callId: string): unknown {
-    return this.#entries.get(key)?.find((entry) => entry.callId === callId)?.body;
+    const entry = this.#entries.get(key)?.find((record) => record.callId === callId);
+    if (entry === undefined) return undefined;
+    this.#ledger.touch(entry.ledgerKey);
+    return bodyOf(entry);
   }
+
+  #drop(key: string, entry: StoredRecord): void {
+    const list = this.#entries.get(key);
+    if (list === undefined) return;
+    const index = list.indexOf(entry);
+    if (index >= 0) list.splice(index, 1);
+    if (list.length === 0) this.#entries.delete(key);
+  }
+}
+
+/**
+ * The body as it was sent. A request is a value, but its message list is not copied when it is
+ * recorded: should a caller ever extend that list in place, the request is cut back to the
+ * messages it had (a history only grows at its end).
+ */
+function bodyOf(entry: StoredRecord): unknown {
+  const { request, messageCount } = entry;
+  const sent =
+    request.messages.length === messageCount
+      ? request
+      : { ...request, messages: request.messages.slice(0, messageCount) };
+  return entry.adapter.serialize(sent).body;
+}
+
+/**
+ * What a record keeps alive of its own: the request object, a pointer per message, and its newest
+ * message (new text the head may not hold: a summariser call's transcript is its one big
+ * message). The messages before it are the head's. O(1) in the history's length.
+ */
+function requestBytes(request: ModelRequest): number {
+  const newest = request.messages.at(-1);
+  return 1_024 + 8 * request.messages.length + (newest === undefined ? 0 : jsonSize(newest));
 }

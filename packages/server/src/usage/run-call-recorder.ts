@@ -133,7 +133,8 @@ export class RunCallRecorder {
         this.#context.requestLog.record({
           key: this.#context.conversationKey(this.#tenant, this.#conversationId),
           provider: adapter.id,
-          body,
+          request,
+          adapter,
           at: new Date(call.startedAt),
           callId: call.callId,
         });
