@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { withoutCacheControl } from "@cursor/fake-provider";
+import { forEachHistoryItem } from "../providers/provider-history-items.js";
 import { cacheNamespaceFields, isRecord } from "./provider-body.js";
 import type { ProviderFormat } from "./provider-body.js";
 
@@ -119,45 +120,6 @@ function nextLink({
   const made = link(previous, JSON.stringify(item()) ?? "null");
   if (frozen) rememberedLinks.set(source, { previous, role, link: made });
   return made;
-}
-
-/**
- * The history items (Responses `input`, Chat `messages`, Anthropic blocks without their cache
- * markers, as `providerHistoryItems` lists them), each with the body object it comes from.
- */
-function forEachHistoryItem(
-  body: Record<string, unknown>,
-  visit: (source: unknown, role: unknown, item: () => unknown) => void,
-): void {
-  if (Array.isArray(body.input)) {
-    for (const item of body.input) visit(item, undefined, () => item);
-    return;
-  }
-  if (!Array.isArray(body.messages)) return;
-  if (!("max_tokens" in body)) {
-    for (const message of body.messages) visit(message, undefined, () => message);
-    return;
-  }
-  for (const message of body.messages) {
-    if (!isRecord(message)) continue;
-    const { role, content } = message;
-    if (typeof content === "string") {
-      visit(undefined, role, () => ({ role, type: "text", text: content }));
-      continue;
-    }
-    if (!Array.isArray(content)) continue;
-    for (const block of content) {
-      if (!isRecord(block)) {
-        visit(undefined, role, () => ({ role, block }));
-        continue;
-      }
-      // A marked block is a fresh copy (hashed again); its unmarked original is shared.
-      visit(block, role, () => {
-        const { cache_control: _marker, ...rest } = block;
-        return { role, ...rest };
-      });
-    }
-  }
 }
 
 export function promptFingerprint({
