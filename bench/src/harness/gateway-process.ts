@@ -28,7 +28,23 @@ export class GatewayProcess {
   }): Promise<GatewayProcess> {
     const require = createRequire(import.meta.url);
     const cli = join(dirname(require.resolve("@cursor/server/package.json")), "dist", "cli.js");
-    // Nothing of the operator's own gateway or provider settings leaks into the measured one.
+    return GatewayProcess.spawn({
+      cli,
+      environment: { ...gatewayEnvironment(options), CURSOR_GATEWAY_LOG_LEVEL: "error" },
+    });
+  }
+
+  /**
+   * `<cli> serve` of any gateway build with exactly `environment` as its gateway settings: the
+   * operator's own `CURSOR_GATEWAY_*` and provider variables are not inherited.
+   */
+  static async spawn({
+    cli,
+    environment,
+  }: {
+    cli: string;
+    environment: Record<string, string>;
+  }): Promise<GatewayProcess> {
     const inherited: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) {
       if (value === undefined || /^(CURSOR_GATEWAY_|OPENAI_|ANTHROPIC_)/.test(name)) continue;
@@ -42,7 +58,7 @@ export class GatewayProcess {
         ? []
         : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-interval", "250"];
     const child = spawn(process.execPath, [...profiling, cli, "serve"], {
-      env: { ...inherited, ...gatewayEnvironment(options), CURSOR_GATEWAY_LOG_LEVEL: "error" },
+      env: { ...inherited, ...environment },
       stdio: ["ignore", "pipe", "inherit"],
     });
     const url = await new Promise<string>((resolve, reject) => {

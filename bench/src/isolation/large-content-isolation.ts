@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { CanonicalMessage } from "@cursor/run";
+import { GatewayProcess } from "../harness/gateway-process.js";
 import { quantile } from "../stats.js";
 
 /** What part 8 measures: another tenant's small reads while one tenant's large content is read. */
@@ -98,11 +99,22 @@ export async function measureLargeContentIsolation({
     pathToFileURL(join(runDir, "dist", "index.js")).href
   )) as RunModule;
   const dataDir = mkdtempSync(join(tmpdir(), "cursor-bench-isolation-"));
-  let gateway: GatewayChild | undefined;
+  let gateway: GatewayProcess | undefined;
   const readers: ChildProcess[] = [];
   try {
     await seed({ serverModule, runModule, dataDir, largeTurns, imageMiB });
-    gateway = await GatewayChild.start({ cli: join(server, "dist", "cli.js"), dataDir });
+    // The build under test (or a baseline's), on the seeded data folder, its own process.
+    gateway = await GatewayProcess.spawn({
+      cli: join(server, "dist", "cli.js"),
+      environment: {
+        CURSOR_GATEWAY_HOST: "127.0.0.1",
+        CURSOR_GATEWAY_PORT: "0",
+        CURSOR_GATEWAY_DATA_DIR: dataDir,
+        CURSOR_GATEWAY_PROVIDER: "simulated",
+        CURSOR_GATEWAY_TOKENS: `${tokenSmall},${tokenLarge}`,
+        CURSOR_GATEWAY_LOG_LEVEL: "error",
+      },
+    });
     const url = gateway.url;
     const get = async (path: string, token?: string): Promise<number> => {
       const started = performance.now();
@@ -183,7 +195,7 @@ export async function measureLargeContentIsolation({
     };
   } finally {
     for (const reader of readers) reader.kill("SIGKILL");
-    await gateway?.stop();
+    await gateway?.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -261,54 +273,5 @@ async function seed({
     await conversation(tenantOf(tokenSmall), "small", 4, () => []);
   } finally {
     await store.close();
-  }
-}
-
-/** `cursor-gateway serve` of the build under test, on the seeded data folder, its own process. */
-class GatewayChild {
-  readonly url: string;
-  readonly #child: ChildProcess;
-
-  private constructor(url: string, child: ChildProcess) {
-    this.url = url;
-    this.#child = child;
-  }
-
-  static async start({ cli, dataDir }: { cli: string; dataDir: string }): Promise<GatewayChild> {
-    const environment: Record<string, string> = {};
-    for (const [name, value] of Object.entries(process.env)) {
-      if (value === undefined || /^(CURSOR_GATEWAY_|OPENAI_|ANTHROPIC_)/.test(name)) continue;
-      environment[name] = value;
-    }
-    const child = spawn(process.execPath, [cli, "serve"], {
-      env: {
-        ...environment,
-        CURSOR_GATEWAY_HOST: "127.0.0.1",
-        CURSOR_GATEWAY_PORT: "0",
-        CURSOR_GATEWAY_DATA_DIR: dataDir,
-        CURSOR_GATEWAY_PROVIDER: "simulated",
-        CURSOR_GATEWAY_TOKENS: `${tokenSmall},${tokenLarge}`,
-        CURSOR_GATEWAY_LOG_LEVEL: "error",
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const url = await new Promise<string>((resolve, reject) => {
-      let output = "";
-      child.stdout!.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        const match = /listening on (http:\/\/\S+)/.exec(output);
-        if (match) resolve(match[1]!);
-      });
-      child.once("exit", (code) => reject(new Error(`the gateway exited ${code}: ${output}`)));
-    });
-    return new GatewayChild(url, child);
-  }
-
-  stop(): Promise<void> {
-    return new Promise((resolve) => {
-      if (this.#child.exitCode !== null) return resolve();
-      this.#child.once("exit", () => resolve());
-      this.#child.kill("SIGTERM");
-    });
   }
 }
