@@ -10,7 +10,7 @@ import type { ModelRequest } from "./model-request.js";
 import type { ModelLoopEvent, ModelLoopOptions, ModelLoopOutcome } from "./model-loop-types.js";
 import { defaultRetryPolicy, retryDelayMs, systemClock } from "./retry-policy.js";
 import { nextAssistantStep, openCallsAfter } from "./run-state.js";
-import { estimateRequestTokens, tokenAnchorFor } from "./token-estimate.js";
+import { checkTokenBudget, tokenAnchorFor } from "./token-estimate.js";
 import { toModelRequest } from "./to-model-request.js";
 
 /**
@@ -91,13 +91,17 @@ async function loop(options: ModelLoopOptions, state: LoopState): Promise<ModelL
     const request = project(options, pending);
     if (compaction?.budgetTokens !== undefined && !budgetChecked) {
       budgetChecked = true;
-      const estimate = estimateRequestTokens({
+      // Decided from an upper bound when the call is clearly within budget (most are): only a
+      // call near or over it is tokenised.
+      const check = checkTokenBudget({
         request,
         epoch: history.epoch,
         anchor: compaction.tokenAnchor,
+        budgetTokens: compaction.budgetTokens,
         ...(compaction.countTokens ? { countTokens: compaction.countTokens } : {}),
       });
-      if (estimate > compaction.budgetTokens) {
+      if (!check.fits) {
+        const { estimate } = check;
         if (!hasCompactableHistory(options, state)) {
           // Nothing is stored yet (the turn's messages are still pending): the head stays as it
           // was, and no summariser runs over nothing.

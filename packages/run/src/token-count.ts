@@ -75,6 +75,16 @@ function cacheFor(countTokens: CountTokens): WeakMap<ModelMessage, number> {
   return cache;
 }
 
+/**
+ * At most this many tokens in `text` by {@link countTextTokens}, without tokenising: o200k is a
+ * byte-level BPE, so every token (special-token text is counted as plain text) covers at least
+ * one UTF-8 byte, and one UTF-16 code unit is at most three UTF-8 bytes (a lone surrogate, also
+ * one cut by a chunk boundary, becomes U+FFFD: three). The rough fallback count is lower still.
+ */
+export function o200kTokenUpperBound(text: string): number {
+  return 3 * text.length;
+}
+
 /** Estimated input tokens of one projected message. Opaque replay state is not counted. */
 export function countMessageTokens(
   message: ModelMessage,
@@ -83,6 +93,13 @@ export function countMessageTokens(
   const cache = Object.isFrozen(message) ? cacheFor(countTokens) : undefined;
   const cached = cache?.get(message);
   if (cached !== undefined) return cached;
+  const total = tallyMessageTokens(message, countTokens);
+  cache?.set(message, total);
+  return total;
+}
+
+/** `message`'s tokens with `countTokens` for every text it carries, uncached. */
+export function tallyMessageTokens(message: ModelMessage, countTokens: CountTokens): number {
   let total = messageOverheadTokens;
   switch (message.role) {
     case "user":
@@ -104,6 +121,5 @@ export function countMessageTokens(
       throw new Error(`unknown model message ${JSON.stringify(exhaustive)}`);
     }
   }
-  cache?.set(message, total);
   return total;
 }

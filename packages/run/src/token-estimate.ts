@@ -1,6 +1,11 @@
 import type { ModelRequest } from "./model-request.js";
 import type { ToolSpec } from "./prompt-spec.js";
-import { countMessageTokens, countTextTokens } from "./token-count.js";
+import {
+  countMessageTokens,
+  countTextTokens,
+  o200kTokenUpperBound,
+  tallyMessageTokens,
+} from "./token-count.js";
 
 /**
  * What the provider reported for the last successful call: `inputTokens` covered the first
@@ -86,6 +91,49 @@ export function estimateRequestTokens({
     total += countMessageTokens(messages[i]!, countTokens);
   }
   return total;
+}
+
+/** Whether a request fits its input budget; the estimate is there when it does not. */
+export type TokenBudgetCheck =
+  | { readonly fits: true }
+  | { readonly fits: false; readonly estimate: number };
+
+/**
+ * Whether {@link estimateRequestTokens} of `request` stays within `budgetTokens`, deciding
+ * exactly as comparing the estimate would. Most calls are far below the budget: an upper bound
+ * of the tokens added since the anchor (`tokenUpperBound`, for the default counter three per
+ * UTF-16 unit) settles them without tokenising anything; only a request the bound cannot clear
+ * is counted. A custom `countTokens` has no known bound unless one is given, and is counted.
+ */
+export function checkTokenBudget({
+  request,
+  epoch,
+  anchor,
+  budgetTokens,
+  countTokens = countTextTokens,
+  tokenUpperBound = countTokens === countTextTokens ? o200kTokenUpperBound : undefined,
+}: {
+  request: ModelRequest;
+  epoch: number;
+  anchor?: TokenAnchor | undefined;
+  budgetTokens: number;
+  countTokens?: (text: string) => number;
+  /** A function never below `countTokens` for any text. */
+  tokenUpperBound?: ((text: string) => number) | undefined;
+}): TokenBudgetCheck {
+  if (tokenUpperBound !== undefined) {
+    const { messages } = request;
+    const anchored =
+      anchor !== undefined && anchor.epoch === epoch && anchor.messageCount <= messages.length;
+    let bound = anchored ? anchor.inputTokens : countSpecTokens(request, countTokens);
+    for (let i = anchored ? anchor.messageCount : 0; i < messages.length; i += 1) {
+      if (bound > budgetTokens) break;
+      bound += tallyMessageTokens(messages[i]!, tokenUpperBound);
+    }
+    if (bound <= budgetTokens) return { fits: true };
+  }
+  const estimate = estimateRequestTokens({ request, epoch, anchor, countTokens });
+  return estimate > budgetTokens ? { fits: false, estimate } : { fits: true };
 }
 
 /** The anchor to keep after a successful call on `request` (its transient tail excluded). */

@@ -64,6 +64,11 @@ export type RunEvent =
 /** Where a run's events go; called synchronously, in order. */
 export interface RunSink {
   event(event: RunEvent): void;
+  /**
+   * Called before the run blocks on work of its own (storing the model's answer): a sink that
+   * batches its output sends what it holds, so the client sees the text before the store write.
+   */
+  flush?(): void;
 }
 
 /** How a run ended: the same reason and error as its `run.ended` event. */

@@ -224,6 +224,8 @@ export class RunExecution {
       provider,
       // The batch is the history's own check: validated copies and their digests.
       commit: async (batch) => {
+        // The answer's text is out before the store write and the checkpoint.
+        sink.flush?.();
         const after = await this.#noteConflict(
           this.#writer.appendMessages({
             messages: batch.messages,

@@ -30,6 +30,7 @@ export function sseRunSink({
   checkpoint: CheckpointIssue;
 }): RunSink {
   return {
+    flush: () => stream.flush(),
     event(event) {
       switch (event.type) {
         case "run.started":

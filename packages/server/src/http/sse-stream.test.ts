@@ -90,4 +90,34 @@ describe("SseStream writes", () => {
       "run.ended",
     ]);
   });
+
+  it("sends what is corked at once on flush, before the tick ends, and keeps batching after", async () => {
+    const { raw, chunks } = response();
+    const stream = new SseStream(raw);
+    stream.send("text.delta", { text: "a" });
+    stream.send("text.delta", { text: "b" });
+    // The run is about to write to the store: the client gets the text first.
+    stream.flush();
+    expect(chunks).toHaveLength(1);
+    expect(parseSseEvents(chunks[0]!).map(({ data }) => data)).toEqual([
+      { text: "a" },
+      { text: "b" },
+    ]);
+    // Nothing corked: a flush writes nothing.
+    stream.flush();
+    expect(chunks).toHaveLength(1);
+    // Later events of the same tick are batched again, and the pending tick's uncork is
+    // harmless.
+    stream.send("usage", { inputTokens: 1 });
+    stream.send("run.ended", { reason: "completed" });
+    expect(chunks).toHaveLength(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(chunks).toHaveLength(2);
+    expect(parseSseEvents(chunks.join("")).map(({ event }) => event)).toEqual([
+      "text.delta",
+      "text.delta",
+      "usage",
+      "run.ended",
+    ]);
+  });
 });

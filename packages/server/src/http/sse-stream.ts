@@ -12,6 +12,8 @@ export class SseStream {
   #heartbeat: NodeJS.Timeout | undefined;
   #wrote = false;
   #corked = false;
+  /** Which cork the pending end-of-tick uncork belongs to. */
+  #cork = 0;
 
   constructor(response: ServerResponse, { heartbeatMs }: { heartbeatMs?: number } = {}) {
     this.#response = response;
@@ -47,12 +49,25 @@ export class SseStream {
     if (!this.#corked) {
       this.#corked = true;
       this.#response.cork();
+      const cork = ++this.#cork;
       process.nextTick(() => {
-        this.#corked = false;
-        this.#response.uncork();
+        // A flush since then uncorked this one already (and a later send may have corked anew).
+        if (cork === this.#cork) this.flush();
       });
     }
     this.#response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  /**
+   * Sends what is corked now. The run calls it before blocking work (a store write, encoding a
+   * checkpoint) so events already produced, such as a short answer's text, reach the client
+   * first instead of at the end of the tick.
+   */
+  flush(): void {
+    if (!this.#corked) return;
+    this.#corked = false;
+    this.#cork += 1;
+    this.#response.uncork();
   }
 
   end(): void {

@@ -7,7 +7,10 @@ import type { SecretRedactor } from "./secret-redactor.js";
  * arguments as content. The `head` carries history the provider boundary already redacted.
  */
 export function redactingSink(sink: RunSink, redactor: SecretRedactor): RunSink {
-  return { event: (event) => sink.event(redactEvent(event, redactor)) };
+  return {
+    event: (event) => sink.event(redactEvent(event, redactor)),
+    flush: () => sink.flush?.(),
+  };
 }
 
 function redactEvent(event: RunEvent, redactor: SecretRedactor): RunEvent {
