@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unlimitedContextWindow } from "../harness/gateway-harness.js";
@@ -139,6 +139,11 @@ export async function measureGatewayOverhead({
   const checkpointEventBytes: number[] = [];
   let fullCheckpointBytes = Number.NaN;
   const cpuMs = { gateway: 0, proxy: 0, relay: 0 };
+  // With `CURSOR_BENCH_GATEWAY_CPU_PROF`, the measured gateway calls' time windows (CLOCK_MONOTONIC
+  // µs, the clock of V8's profile timestamps) go beside the profile, so an analysis can keep only
+  // the samples of the measured calls and leave out setup and the bench's reads between rounds.
+  const profileDir = process.env.CURSOR_BENCH_GATEWAY_CPU_PROF;
+  const gatewayWindows: [number, number][] = [];
   // A path's calls, with the CPU time its hop's process spent on them (measured rounds only).
   const measuredPath = async (path: Path, bodies: readonly string[], measured: boolean) => {
     const pid =
@@ -150,8 +155,12 @@ export async function measureGatewayOverhead({
             ? relay.pid
             : undefined;
     const before = processCpuMs(pid);
+    const startedUs = Number(process.hrtime.bigint() / 1000n);
     const timings = await runPath(path, bodies);
     if (measured && path !== "direct") cpuMs[path] += processCpuMs(pid) - before;
+    if (measured && path === "gateway") {
+      gatewayWindows.push([startedUs, Number(process.hrtime.bigint() / 1000n)]);
+    }
     return timings;
   };
 
@@ -250,6 +259,12 @@ export async function measureGatewayOverhead({
       `/v1/conversations/${conversations[0]!.conversationId}/checkpoint`,
     )) as unknown;
     fullCheckpointBytes = Buffer.byteLength(JSON.stringify(full));
+    if (profileDir !== undefined && profileDir !== "") {
+      writeFileSync(
+        join(profileDir, `gateway-windows-${historyTurns}x${concurrency}-${gateway.pid}.json`),
+        JSON.stringify(gatewayWindows),
+      );
+    }
   } finally {
     await gateway.close();
     await proxy.close();
