@@ -132,7 +132,9 @@ describe("checkTokenBudget", () => {
               : { epoch: 0, messageCount: 1, inputTokens: anchorTokens };
           const estimate = estimateRequestTokens({ request, epoch: 0, anchor });
           const check = checkTokenBudget({ request, epoch: 0, anchor, budgetTokens });
-          expect(check).toEqual(estimate > budgetTokens ? { fits: false, estimate } : { fits: true });
+          expect(check).toEqual(
+            estimate > budgetTokens ? { fits: false, estimate } : { fits: true },
+          );
         },
       ),
       { numRuns: 200, seed: 31 },

@@ -16,6 +16,7 @@ import {
   summarizeActionMessage,
 } from "../proxy/e2e/cursor-messages.js";
 import { fullCursorContext } from "./cursor-context.js";
+import { waitFor } from "./e2e-helpers.js";
 import { ideAuthorization, scriptedIde, startWireGateway } from "./cursor-wire-harness.js";
 import type { WireGateway } from "./cursor-wire-harness.js";
 import { temporaryFolders } from "./e2e-environment.js";
@@ -220,6 +221,14 @@ describe("bad input on the Cursor wire of a real gateway: a precise error each, 
           return next === undefined ? "cancel" : { append: next };
         },
       });
+      // The IDE hears of the cancel at once; the run then ends on its own and stores its record
+      // and its cancelled call's usage record a moment later. Once both are there:
+      await waitFor(
+        () =>
+          /^\[\d+,"[^"]+","local","bad-mid-run",.*"cancelled"/m.test(gateway.dump()) &&
+          /^\["local","bad-mid-run",.*"cancelled"/m.test(gateway.dump()),
+        { what: "the cancelled run's records" },
+      );
       // Nothing changed but the run's own record (it was requested, and ended cancelled).
       const after = gateway.dump();
       // The run row notes the cancelled run and the usage record its cancelled provider call

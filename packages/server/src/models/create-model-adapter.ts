@@ -1,5 +1,10 @@
 import type { ProviderAdapter } from "@cursor/run";
+import { createProviderFetch } from "../providers/provider-fetch.js";
 import type { ModelConfig, ModelEffort } from "./model-config.js";
+
+// One HTTP client (its keep-alive pools) for every provider SDK of the process.
+let sharedFetch: typeof fetch | undefined;
+const providerFetch = (): typeof fetch => (sharedFetch ??= createProviderFetch());
 
 /**
  * Anthropic's reasoning setting is a thinking budget in tokens (≥ 1024, below `max_tokens`):
@@ -15,7 +20,7 @@ export const anthropicThinkingBudgets: Record<Exclude<ModelEffort, "none">, numb
 
 /**
  * The provider adapter of one catalog entry. The key goes to the provider package and nowhere
- * else. Each provider package (and its SDK) is loaded only when an entry first needs it: a
+ * else. Every SDK moves its bytes through the gateway's `createProviderFetch`. Each provider package (and its SDK) is loaded only when an entry first needs it: a
  * gateway start, and so a restart after a crash, does not pay for SDKs it never calls.
  * `simulated` is the gateway's in-process fake provider (for `simulated` entries).
  */
@@ -29,6 +34,7 @@ export async function createModelAdapter({
   const connection = {
     ...(entry.apiKey === undefined ? {} : { apiKey: entry.apiKey }),
     ...(entry.baseURL === undefined ? {} : { baseURL: entry.baseURL }),
+    fetch: providerFetch(),
   };
   const openaiCache = {
     ...(entry.promptCacheRetention === undefined
@@ -82,6 +88,7 @@ export async function createModelAdapter({
       return createOpenAIResponsesAdapter({
         apiKey: fake.accessToken,
         baseURL: fake.openaiBaseURL,
+        fetch: providerFetch(),
         ...(entry.effort === undefined ? {} : { reasoningEffort: entry.effort }),
       });
     }

@@ -41,8 +41,11 @@ export function comparePrefix({
   epoch: number;
   /** The conversation's last recorded model call. */
   previous: StoredProviderCall | undefined;
-  /** Its body, while the provider-request log holds it. */
-  previousBody: unknown;
+  /**
+   * Its body, while the provider-request log holds it (undefined otherwise). Read only to
+   * explain a break: rebuilding a body costs a serialisation, and most calls extend the prompt.
+   */
+  previousBody: () => unknown;
   redact: (text: string) => string;
 }): PrefixVerdict {
   const fingerprint = promptFingerprint({ body, format });
@@ -65,10 +68,11 @@ export function comparePrefix({
       prefix: { status: "extends", ...own, ...against, sharedItems: previous.prefix.historyItems },
     };
   }
-  if (previousBody === undefined) return { prefix: { status: "broke", ...own, ...against } };
+  const previousRequest = previousBody();
+  if (previousRequest === undefined) return { prefix: { status: "broke", ...own, ...against } };
   let diff: BodyDiff;
   try {
-    diff = diffRequestBodies({ previous: previousBody, current: body, format });
+    diff = diffRequestBodies({ previous: previousRequest, current: body, format });
   } catch {
     // Not two JSON objects (an adapter that sends something else): the break stands unexplained.
     return { prefix: { status: "broke", ...own, ...against } };

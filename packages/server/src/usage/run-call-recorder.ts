@@ -347,7 +347,7 @@ export class RunCallRecorder {
       format,
       epoch: call.epoch,
       previous,
-      previousBody:
+      previousBody: () =>
         previous === undefined ? undefined : this.#context.requestLog.body(key, previous.callId),
       redact: this.#context.redact,
     });
