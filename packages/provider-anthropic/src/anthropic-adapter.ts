@@ -88,10 +88,10 @@ export function createAnthropicAdapter(
 
   async function* stream(
     request: ModelRequest,
-    streamOptions: StreamOptions = {},
+    streamOptions: StreamOptions<AnthropicBody> = {},
   ): AsyncGenerator<ProviderEvent> {
     const { signal } = streamOptions;
-    const { body } = serialize(request);
+    const { body } = streamOptions.serialized ?? serialize(request);
     try {
       if (signal?.aborted === true) throw new RunCancelledError({ cause: signal.reason });
       const events = await client.messages.create(body, signal === undefined ? {} : { signal });

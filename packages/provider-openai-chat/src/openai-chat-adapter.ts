@@ -88,10 +88,10 @@ export function createOpenAIChatAdapter(
 
   async function* stream(
     request: ModelRequest,
-    streamOptions: StreamOptions = {},
+    streamOptions: StreamOptions<OpenAIChatBody> = {},
   ): AsyncGenerator<ProviderEvent> {
     const { signal } = streamOptions;
-    const { body } = serialize(request);
+    const { body } = streamOptions.serialized ?? serialize(request);
     try {
       signal?.throwIfAborted();
       const chunks = await getClient().chat.completions.create(

@@ -50,6 +50,35 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
   throw new Error("expected the call to fail");
 }
 
+/** `body` behind a proxy that counts its property reads: a body that is sent gets read. */
+function watched<T extends object>(body: T): { body: T; reads: () => number } {
+  let reads = 0;
+  const proxy = new Proxy(body, {
+    get(target, key, receiver) {
+      reads += 1;
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+  return { body: proxy, reads: () => reads };
+}
+
+describe("OpenAI Chat adapter given the serialised request", () => {
+  it("sends that body instead of serialising again, byte for byte", async () => {
+    const chat = adapter();
+    const request = firstTurn("conv-serialized").request();
+    fake.enqueue({ type: "text", text: "Here.", chunks: 1 });
+    const serialized = chat.serialize(request);
+    const given = watched(serialized.body);
+    for await (const event of chat.stream(request, {
+      serialized: { ...serialized, body: given.body },
+    })) {
+      expect(event.type).not.toBe("warning");
+    }
+    expect(given.reads()).toBeGreaterThan(0);
+    expect(fake.requests.at(-1)!.body).toEqual(JSON.parse(JSON.stringify(serialized.body)));
+  });
+});
+
 describe("openai-chat against the fake provider", () => {
   it("streams a text answer, sending exactly the serialised body", async () => {
     const chat = adapter();

@@ -109,11 +109,11 @@ export function createOpenAIResponsesAdapter(
 
   async function* stream(
     request: ModelRequest,
-    streamOptions: StreamOptions = {},
+    streamOptions: StreamOptions<OpenAIResponsesBody> = {},
   ): AsyncGenerator<ProviderEvent> {
     const { signal } = streamOptions;
     if (signal?.aborted) throw new RunCancelledError({ cause: signal.reason });
-    const { body } = serialize(request);
+    const { body } = streamOptions.serialized ?? serialize(request);
     try {
       const events = await getClient().responses.create(
         body,

@@ -151,6 +151,34 @@ function usageOf(turn: Turn) {
   return usage?.type === "usage" ? usage.usage : undefined;
 }
 
+/** `body` behind a proxy that counts its property reads: a body that is sent gets read. */
+function watched<T extends object>(body: T): { body: T; reads: () => number } {
+  let reads = 0;
+  const proxy = new Proxy(body, {
+    get(target, key, receiver) {
+      reads += 1;
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+  return { body: proxy, reads: () => reads };
+}
+
+describe("OpenAI Responses adapter given the serialised request", () => {
+  it("sends that body instead of serialising again, byte for byte", async () => {
+    fake.enqueue({ type: "text", text: "Hi.", chunks: 1 });
+    const request = project(new HistoryLog({ messages: [userTurn("t1", "Say hi.")] }));
+    const serialized = adapter().serialize(request);
+    const given = watched(serialized.body);
+    for await (const event of adapter().stream(request, {
+      serialized: { ...serialized, body: given.body },
+    })) {
+      expect(event.type).not.toBe("warning");
+    }
+    expect(given.reads()).toBeGreaterThan(0);
+    expect(JSON.stringify(fake.requests.at(-1)!.body)).toBe(JSON.stringify(serialized.body));
+  });
+});
+
 describe("OpenAI Responses adapter against the fake provider", () => {
   it("streams a text answer and sends exactly the serialised body", async () => {
     fake.enqueue({ type: "text", text: "Hello there, coder.", chunks: 3 });

@@ -52,8 +52,14 @@ export interface SerializedRequest<Body = unknown> {
   readonly warnings: readonly Warning[];
 }
 
-export interface StreamOptions {
+export interface StreamOptions<Body = unknown> {
   readonly signal?: AbortSignal;
+  /**
+   * What `serialize(request)` returned, when the caller already has it (a gateway records the
+   * body it sends): the adapter sends this body instead of serialising the request again. It must
+   * be that result: `serialize` is deterministic, so the bytes are the same either way.
+   */
+  readonly serialized?: SerializedRequest<Body>;
 }
 
 /**
@@ -65,5 +71,5 @@ export interface ProviderAdapter<Body = unknown> {
   /** e.g. `openai-responses`; also the key of this provider's entry in the replay bag. */
   readonly id: string;
   serialize(request: ModelRequest): SerializedRequest<Body>;
-  stream(request: ModelRequest, options?: StreamOptions): AsyncIterable<ProviderEvent>;
+  stream(request: ModelRequest, options?: StreamOptions<Body>): AsyncIterable<ProviderEvent>;
 }

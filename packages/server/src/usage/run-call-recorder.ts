@@ -117,7 +117,9 @@ export class RunCallRecorder {
         const t0 = performance.now();
         // A call not stored yet (nothing was committed since): its after part ends here.
         if (this.#pending !== undefined) this.#finish(this.#pending, t0);
-        const body = adapter.serialize(request).body;
+        // Serialised once: the adapter sends this very body (`serialized`), the record keeps it.
+        const serialized = adapter.serialize(request);
+        const body = serialized.body;
         const call: StartedCall = {
           callId: randomUUID(),
           kind,
@@ -138,7 +140,7 @@ export class RunCallRecorder {
           at: new Date(call.startedAt),
           callId: call.callId,
         });
-        return this.#observe({ adapter, call, request, options });
+        return this.#observe({ adapter, call, request, options: { ...options, serialized } });
       },
     };
   }
