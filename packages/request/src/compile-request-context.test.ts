@@ -5,6 +5,8 @@ import { loadAgentRunRequest } from "./__fixtures__/load-fixture.js";
 import { compileRequestContext } from "./compile-request-context.js";
 import { createCursorPromptSpec } from "./cursor-prompt-spec.js";
 import { RequestValidationError } from "./errors.js";
+import { parseAgentRunRequest } from "./parse-agent-run-request.js";
+import { requestContextInputSchema } from "./request-context-schema.js";
 import type { RequestContextInput } from "./request-context-schema.js";
 
 function fixtureContext(): RequestContextInput {
@@ -368,6 +370,28 @@ describe("compileRequestContext", () => {
         { path: "rules[0].name", message: "must not be empty" },
         { path: "env.timeZone", message: "must be a time zone this runtime knows" },
       ]);
+    }
+  });
+});
+
+describe("compileRequestContext of a parsed request's context", () => {
+  it("compiles the context parseAgentRunRequest produced without parsing it again, to the same result", () => {
+    const body = loadAgentRunRequest();
+    const parsed = parseAgentRunRequest(body);
+    if (!parsed.success) throw new Error("the fixture is valid");
+    const context = parsed.data.requestContext!;
+    // Frozen, so it cannot differ from what the schema produced.
+    expect(Object.isFrozen(context)).toBe(true);
+    expect(Object.isFrozen(context.rules?.[0])).toBe(true);
+    const parse = vi.spyOn(requestContextInputSchema, "safeParse");
+    try {
+      const compiled = compile(context);
+      expect(parse).not.toHaveBeenCalled();
+      // A plain copy of the same context is parsed, and compiles the same.
+      expect(compile(structuredClone(body.requestContext))).toEqual(compiled);
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { canonicalJson, sha256Hex } from "@cursor/run";
+import { canonicalJson, deepFreeze, sha256Hex } from "@cursor/run";
 import { sortByKeys } from "./canonical-order.js";
 import { cursorPrompts } from "./cursor-prompts.js";
 import { renderAttributes } from "./escape-xml-attribute.js";
@@ -216,6 +216,15 @@ function renderMcp(servers: readonly McpServerInput[]): string {
   });
 }
 
+// Request contexts this module's schema already produced (`parseAgentRunRequest`), deep-frozen
+// so they cannot have changed since: compiling one skips the second parse.
+const validContexts = new WeakSet<object>();
+
+/** Marks `context`, a fresh output of the request schema, as valid, and deep-freezes it. */
+export function rememberValidRequestContext(context: RequestContextInput): void {
+  validContexts.add(deepFreeze(context));
+}
+
 /**
  * Compiles the conversation-level context (rules, skills, subagents, environment, git, MCP) into
  * one text in fixed sections. Deterministic: lists in canonical order, MCP schemas in canonical
@@ -225,11 +234,13 @@ export function compileRequestContext(
   input: RequestContextInput | undefined,
 ): CompiledRequestContext | undefined {
   if (input === undefined) return undefined;
-  const context = parseOrThrow({
-    schema: requestContextInputSchema,
-    input,
-    what: "request context",
-  });
+  const context = validContexts.has(input)
+    ? input
+    : parseOrThrow({
+        schema: requestContextInputSchema,
+        input,
+        what: "request context",
+      });
   const templates = cursorPrompts.requestContextSections;
   const skills = context.skills ?? [];
   const sections = {

@@ -1,6 +1,7 @@
 import type { ValidationIssue } from "./errors.js";
 import type { AgentRunRequest } from "./agent-run-request-schema.js";
 import { agentRunRequestSchema } from "./agent-run-request-schema.js";
+import { rememberValidRequestContext } from "./compile-request-context.js";
 import { toValidationIssues } from "./validation-issues.js";
 
 export type ParseAgentRunRequestResult =
@@ -15,6 +16,13 @@ export type ParseAgentRunRequestResult =
 export function parseAgentRunRequest(input: unknown): ParseAgentRunRequestResult {
   // reportInput lets the messages tell a missing field from a wrong one; the inputs stay inside.
   const result = agentRunRequestSchema.safeParse(input, { reportInput: true });
-  if (result.success) return { success: true, data: result.data };
+  if (result.success) {
+    // Its request context is compiled next (every turn compares it with the stored one): frozen
+    // and known as valid, it is not parsed a second time.
+    if (result.data.requestContext !== undefined) {
+      rememberValidRequestContext(result.data.requestContext);
+    }
+    return { success: true, data: result.data };
+  }
   return { success: false, issues: toValidationIssues(result.error) };
 }
