@@ -6,6 +6,7 @@ import {
   findTurn,
   isDelivered,
   isRecordedMessageId,
+  turnsOfRun,
 } from "./conversation-head.js";
 
 const turn = {
@@ -70,5 +71,35 @@ describe("conversation head", () => {
     expect(isRecordedMessageId(longer, "runtime:turn.m1.x")).toBe(true);
     expect(appendTurns(longer.turns, [])).toBe(longer.turns);
     expect(Object.isFrozen(longer.turns[1])).toBe(true);
+  });
+
+  it("finds every turn of a run from the index, in order, within the array's own length", () => {
+    const record = (n: number, runId: string) => ({
+      clientMessageId: `m${n}`,
+      eventId: `turn.m${n}.x`,
+      runId,
+      messageIds: [`runtime:turn.m${n}.x`],
+    });
+    const base = createConversationHead({
+      conversationId: "c1",
+      turns: [record(0, "r1"), record(1, "r2"), record(2, "r1")],
+    });
+    expect(turnsOfRun(base, "r1")).toEqual([record(0, "r1"), record(2, "r1")]);
+    expect(turnsOfRun(base, "r2")).toEqual([record(1, "r2")]);
+    expect(turnsOfRun(base, "r9")).toEqual([]);
+    const longer = { ...base, turns: appendTurns(base.turns, [record(3, "r1")]) };
+    expect(turnsOfRun(longer, "r1").map((turn) => turn.eventId)).toEqual([
+      "turn.m0.x",
+      "turn.m2.x",
+      "turn.m3.x",
+    ]);
+    // The shorter array of the same chain does not see the later turn.
+    expect(turnsOfRun(base, "r1")).toHaveLength(2);
+    const branch = { ...base, turns: appendTurns(base.turns, [record(4, "r1")]) };
+    expect(turnsOfRun(branch, "r1").map((turn) => turn.eventId)).toEqual([
+      "turn.m0.x",
+      "turn.m2.x",
+      "turn.m4.x",
+    ]);
   });
 });

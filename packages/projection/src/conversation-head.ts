@@ -87,8 +87,8 @@ function sharingIds(turn: TurnRecord, history: HistoryLog): TurnRecord {
 interface TurnIndex {
   readonly byEventId: Map<string, number>;
   readonly byMessageId: Map<string, number>;
-  /** The first turn each run id delivered. */
-  readonly byRunId: Map<string, number>;
+  /** The positions of each run id's turns, in order. */
+  readonly byRunId: Map<string, number[]>;
   /** Length of the longest array of the chain: the only one that may extend the index. */
   length: number;
 }
@@ -97,7 +97,9 @@ const turnIndexes = new WeakMap<readonly TurnRecord[], TurnIndex>();
 function addToIndex(index: TurnIndex, turn: TurnRecord, position: number): void {
   // The first occurrence wins, so positions never move.
   if (!index.byEventId.has(turn.eventId)) index.byEventId.set(turn.eventId, position);
-  if (!index.byRunId.has(turn.runId)) index.byRunId.set(turn.runId, position);
+  const ofRun = index.byRunId.get(turn.runId);
+  if (ofRun === undefined) index.byRunId.set(turn.runId, [position]);
+  else ofRun.push(position);
   for (const id of turn.messageIds) {
     if (!index.byMessageId.has(id)) index.byMessageId.set(id, position);
   }
@@ -147,9 +149,23 @@ export function findTurn(head: ConversationHead, eventId: string): TurnRecord | 
 
 /** The first accepted event a request with this run id delivered, if any (in any epoch). */
 export function findTurnOfRun(head: ConversationHead, runId: string): TurnRecord | undefined {
-  const position = turnIndex(head.turns).byRunId.get(runId);
-  const turn = position === undefined ? undefined : head.turns[position];
-  return turn?.runId === runId ? turn : undefined;
+  return turnsOfRun(head, runId)[0];
+}
+
+/** Every accepted event a request with this run id delivered, oldest first (from the index). */
+export function turnsOfRun(
+  head: Pick<ConversationHead, "turns">,
+  runId: string,
+): readonly TurnRecord[] {
+  const positions = turnIndex(head.turns).byRunId.get(runId);
+  if (positions === undefined) return [];
+  const turns: TurnRecord[] = [];
+  for (const position of positions) {
+    const turn = head.turns[position];
+    // Positions past this array's end (a longer array of the chain) or another branch's.
+    if (turn?.runId === runId) turns.push(turn);
+  }
+  return turns;
 }
 
 /**

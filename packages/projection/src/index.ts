@@ -8,6 +8,7 @@ export {
   createConversationHead,
   findTurn,
   findTurnOfRun,
+  turnsOfRun,
   isDelivered,
   isRecordedMessageId,
   turnRecordSchema,

@@ -1,5 +1,6 @@
 import { createToolResultMessage, toolResultMessageId } from "@cursor/run";
 import type { CanonicalMessage, ToolResultMessage } from "@cursor/run";
+import { turnsOfRun } from "./conversation-head.js";
 import type { ConversationHead, TurnRecord } from "./conversation-head.js";
 import { ToolResultConflictError } from "./projection-errors.js";
 import { isAssistantIdOfRun, runProgress } from "./run-progress.js";
@@ -66,7 +67,7 @@ export function planToolResults({
     return message === undefined ? [] : [message];
   });
   const stillPending = pending.filter((call) => !fresh.has(call.callId));
-  const runTurns = head.turns.filter((turn) => turn.runId === runId);
+  const runTurns = turnsOfRun(head, runId);
   const base = {
     action: "tool-results",
     runId,

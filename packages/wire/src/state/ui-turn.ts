@@ -1,4 +1,5 @@
 import { create, toBinary } from "@bufbuild/protobuf";
+import { turnsOfRun } from "@cursor/projection";
 import type { CanonicalMessage, ToolResultMessage } from "@cursor/run";
 import type { ConversationStep, UserMessage } from "../gen/agent_v1_pb.js";
 import {
@@ -24,9 +25,7 @@ function blobOf(data: Uint8Array): ClientBlob {
  * the work is O(the run), not O(the conversation).
  */
 function runMessages(head: HeadSnapshot, runId: string): CanonicalMessage[] {
-  const eventMessageIds = new Set(
-    head.turns.filter((turn) => turn.runId === runId).flatMap((turn) => turn.messageIds),
-  );
+  const eventMessageIds = new Set(turnsOfRun(head, runId).flatMap((turn) => turn.messageIds));
   const messages = head.messages;
   const collected: CanonicalMessage[] = [];
   for (let index = messages.length - 1; index >= 0; index -= 1) {
