@@ -101,80 +101,29 @@ function toolMessage(message: ToolResultMessage, limit: number): ModelToolMessag
 }
 
 /**
- * What the last projection of one messages array left: its input up to `stable` (a point no
- * later append can reorder: not inside a tool round that still ran to the end), and the projected
- * messages of that part. A HistoryLog hands out its own array, which only grows: the next
- * projection checks that the array still starts with those inputs (a pointer comparison per
- * message) and projects only what follows. Any other change to the array is noticed and
- * projected afresh.
- */
-interface ProjectedPrefix {
-  readonly limit: number;
-  readonly inputs: readonly CanonicalMessage[];
-  readonly output: readonly ModelMessage[];
-}
-
-const projectedPrefixes = new WeakMap<readonly CanonicalMessage[], ProjectedPrefix>();
-
-function reusablePrefix(
-  messages: readonly CanonicalMessage[],
-  limit: number,
-): ProjectedPrefix | undefined {
-  const memo = projectedPrefixes.get(messages);
-  if (memo === undefined || memo.limit !== limit || memo.inputs.length > messages.length) {
-    return undefined;
-  }
-  for (let k = memo.inputs.length - 1; k >= 0; k -= 1) {
-    if (memo.inputs[k] !== messages[k]) return undefined;
-  }
-  return memo;
-}
-
-/**
  * The provider-neutral projection of the current epoch. One assistant message per tool round,
  * its calls sorted by index and followed by their results in call order (results may have been
- * committed in any order). Same history in, same request out; per-message work is memoised, and
- * a history that only grew since its last projection projects only what it appended.
+ * committed in any order). Same history in, same request out; per-message work is memoised.
  */
 export function toModelRequest(options: ToModelRequestOptions): ModelRequest {
   const limit = options.maxToolResultChars ?? defaultMaxToolResultChars;
+  const projected: ModelMessage[] = [];
   const { messages } = options;
-  const reused = reusablePrefix(messages, limit);
-  const projected: ModelMessage[] = reused === undefined ? [] : reused.output.slice();
-  let i = reused === undefined ? 0 : reused.inputs.length;
-  // Where the projection is final (input index, output length): before an open tool round.
-  let stableInputs = i;
-  let stableOutputs = projected.length;
+  let i = 0;
   while (i < messages.length) {
     const message = messages[i]!;
     projected.push(projectOne(message, limit));
     i += 1;
-    if (message.kind !== "assistant" || message.toolCalls.length === 0) {
-      stableInputs = i;
-      stableOutputs = projected.length;
-      continue;
-    }
+    if (message.kind !== "assistant" || message.toolCalls.length === 0) continue;
     // The results of a round follow its assistant message contiguously (HistoryLog enforces it).
-    const start = i;
-    while (i < messages.length && messages[i]!.kind === "tool-result") i += 1;
-    const results = messages.slice(start, i) as ToolResultMessage[];
-    if (results.length > 1) {
-      const order = new Map(message.toolCalls.map((call) => [call.callId, call.index]));
-      results.sort((a, b) => (order.get(a.callId) ?? 0) - (order.get(b.callId) ?? 0));
+    const order = new Map(message.toolCalls.map((call) => [call.callId, call.index]));
+    const results: ToolResultMessage[] = [];
+    while (i < messages.length && messages[i]!.kind === "tool-result") {
+      results.push(messages[i] as ToolResultMessage);
+      i += 1;
     }
+    results.sort((a, b) => (order.get(a.callId) ?? 0) - (order.get(b.callId) ?? 0));
     for (const result of results) projected.push(projectOne(result, limit));
-    // A round that runs to the end may still get results, which sort in among these.
-    if (i < messages.length) {
-      stableInputs = i;
-      stableOutputs = projected.length;
-    }
-  }
-  if (stableInputs > (reused?.inputs.length ?? 0) || reused === undefined) {
-    projectedPrefixes.set(messages, {
-      limit,
-      inputs: messages.slice(0, stableInputs),
-      output: projected.slice(0, stableOutputs),
-    });
   }
   const last = projected[projected.length - 1];
   if (last?.role === "assistant") {
