@@ -92,21 +92,22 @@ describe("convertToOpenAIResponsesInput", () => {
       ],
       replay: {},
     } satisfies ModelMessage);
-    const { input } = convertToOpenAIResponsesInput([...frozen.slice(0, 3), twoCalls]);
+    const sent = [...frozen.slice(0, 3), twoCalls];
+    const { input } = convertToOpenAIResponsesInput(sent);
     // One item per message: the memo holds the very item the body holds, nothing around it.
-    expect(heldConversionOf(frozen[0]!)).toBe(input[0]);
-    expect(heldConversionOf(frozen[2]!)).toBe(input[2]);
+    expect(heldConversionOf(sent, 0)).toBe(input[0]);
+    expect(heldConversionOf(sent, 2)).toBe(input[2]);
     // Several: one frozen list of exactly those items.
-    const held = heldConversionOf(twoCalls);
+    const held = heldConversionOf(sent, 3);
     expect(Array.isArray(held)).toBe(true);
     expect(Object.isFrozen(held)).toBe(true);
     expect(held).toHaveLength(3);
     (held as readonly unknown[]).forEach((item, index) => expect(item).toBe(input[3 + index]));
-    // A message with warnings keeps them (and the index they name) with its items.
-    expect(heldConversionOf(frozen[3]!)).toBeUndefined();
+    // A message with warnings keeps them (naming its index) with its items.
+    expect(heldConversionOf(frozen, 3)).toBeUndefined();
     convertToOpenAIResponsesInput(frozen);
-    expect(heldConversionOf(frozen[3]!)).toMatchObject({
-      index: 3,
+    expect(heldConversionOf(frozen, 3)).toMatchObject({
+      input: [],
       warnings: [{ path: "messages[3]" }],
     });
   });

@@ -1,4 +1,4 @@
-import { deepFreeze, holdItems, pushHeldItems } from "@cursor/run";
+import { deepFreeze, holdItems, pushHeldItems, SequenceMemo } from "@cursor/run";
 import type { HeldItems, ModelMessage, Warning } from "@cursor/run";
 import { convertAssistantMessage } from "./convert-openai-responses-assistant-message.js";
 import { convertToolMessage } from "./convert-openai-responses-tool-message.js";
@@ -23,10 +23,9 @@ function convertMessage({ message, path }: { message: ModelMessage; path: string
   }
 }
 
-/** A message whose conversion warned: its warnings name its index, so they are held with it. */
+/** A message whose conversion warned: its warnings (which name its index) are held with it. */
 class ConvertedWithWarnings {
   constructor(
-    readonly index: number,
     readonly input: HeldItems<OpenAIResponsesInputItem>,
     readonly warnings: readonly Warning[],
   ) {}
@@ -38,30 +37,23 @@ type HeldConversion = HeldItems<OpenAIResponsesInputItem> | ConvertedWithWarning
 // index names it in them), so they are converted once and shared, frozen, by every later body: a
 // call converts only the messages the history added since the previous one, and the items of its
 // prefix are the very objects the previous body held (which lets a caller skip work on them by
-// identity). An entry lives as long as the conversation's head, one per message, so it is held
-// at the least heap: the items without a wrapper (`holdItems`), a wrapper only with warnings.
-const convertedMessages = new WeakMap<ModelMessage, HeldConversion>();
+// identity). The memo lives as long as the conversation's head, so it is held at the least heap:
+// per conversation (`SequenceMemo`: two pointers per message), the items without a wrapper
+// (`holdItems`), a wrapper only for a message that warned.
+const convertedMessages = new SequenceMemo<ModelMessage, HeldConversion>();
 
-function convertOnce(message: ModelMessage, index: number): HeldConversion {
-  const cached = convertedMessages.get(message);
-  if (
-    cached !== undefined &&
-    (!(cached instanceof ConvertedWithWarnings) || cached.index === index)
-  ) {
-    return cached;
-  }
-  const { input, warnings } = convertMessage({ message, path: `messages[${index}]` });
-  const items = holdItems(deepFreeze(input));
-  const converted =
-    warnings.length === 0 ? items : new ConvertedWithWarnings(index, items, warnings);
-  // Only a frozen message is known never to change under its cached items.
-  if (Object.isFrozen(message)) convertedMessages.set(message, converted);
-  return converted;
+/** What the memo holds for `messages[index]` (tests: its form is what a conversation pays). */
+export function heldConversionOf(
+  messages: readonly ModelMessage[],
+  index: number,
+): HeldConversion | undefined {
+  return convertedMessages.held(messages, index);
 }
 
-/** What the memo holds for `message` (tests: its form is what an open conversation pays). */
-export function heldConversionOf(message: ModelMessage): HeldConversion | undefined {
-  return convertedMessages.get(message);
+function convert(message: ModelMessage, index: number): HeldConversion {
+  const { input, warnings } = convertMessage({ message, path: `messages[${index}]` });
+  const items = holdItems(deepFreeze(input));
+  return warnings.length === 0 ? items : new ConvertedWithWarnings(items, warnings);
 }
 
 /**
@@ -76,14 +68,13 @@ export function convertToOpenAIResponsesInput(messages: readonly ModelMessage[])
 } {
   const input: OpenAIResponsesInputItem[] = [];
   const warnings: Warning[] = [];
-  messages.forEach((message, index) => {
-    const converted = convertOnce(message, index);
+  for (const converted of convertedMessages.map(messages, convert)) {
     if (converted instanceof ConvertedWithWarnings) {
       pushHeldItems(input, converted.input);
       for (const warning of converted.warnings) warnings.push(warning);
     } else {
       pushHeldItems(input, converted);
     }
-  });
+  }
   return { input, warnings };
 }

@@ -62,27 +62,14 @@ export const messageOverheadTokens = 4;
 /** A flat estimate for an image; providers bill images by size, which the core does not know. */
 export const imageTokenEstimate = 1_600;
 
-// Projected messages are frozen and memoised by toModelRequest, so each is counted once per
-// counter function.
-const messageTokenCaches = new WeakMap<CountTokens, WeakMap<ModelMessage, number>>();
-
-function cacheFor(countTokens: CountTokens): WeakMap<ModelMessage, number> {
-  let cache = messageTokenCaches.get(countTokens);
-  if (cache === undefined) {
-    cache = new WeakMap();
-    messageTokenCaches.set(countTokens, cache);
-  }
-  return cache;
-}
-
-/** Estimated input tokens of one projected message. Opaque replay state is not counted. */
+/**
+ * Estimated input tokens of one projected message. Opaque replay state is not counted. Not
+ * memoised: `estimateRequestTokens` remembers the counts of a conversation's messages.
+ */
 export function countMessageTokens(
   message: ModelMessage,
   countTokens: CountTokens = countTextTokens,
 ): number {
-  const cache = Object.isFrozen(message) ? cacheFor(countTokens) : undefined;
-  const cached = cache?.get(message);
-  if (cached !== undefined) return cached;
   let total = messageOverheadTokens;
   switch (message.role) {
     case "user":
@@ -104,6 +91,5 @@ export function countMessageTokens(
       throw new Error(`unknown model message ${JSON.stringify(exhaustive)}`);
     }
   }
-  cache?.set(message, total);
   return total;
 }
