@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { getHeapSpaceStatistics } from "node:v8";
+import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 import { launchGateway, unlimitedContextWindow } from "../harness/gateway-harness.js";
 import { sendSessionRequest } from "../harness/gateway-http.js";
 import { FakeProviderProcess } from "./fake-provider-process.js";
@@ -109,6 +109,7 @@ export async function measureConversationMemory({
       if (i === count) {
         collectGarbage();
         before = dataBytes();
+        snapshot("before", count);
         cacheBefore = gateway.service.cacheStats().heldBytes;
       }
       await open(i);
@@ -116,6 +117,7 @@ export async function measureConversationMemory({
     onProgress?.(2 * count, 2 * count);
     collectGarbage();
     const after = dataBytes();
+    snapshot("after", count);
     const stats = gateway.service.cacheStats();
     if (stats.kinds.head.evictions > 0) {
       throw new Error(
@@ -135,6 +137,14 @@ export async function measureConversationMemory({
     await gateway.close();
     await fake.close();
     rmSync(dataDir, { recursive: true, force: true });
+  }
+
+  // CURSOR_BENCH_HEAP_SNAPSHOTS=<folder>: heap snapshots at the baseline and after the measured
+  // batch (same process, so node ids match), to attribute what one more conversation holds.
+  function snapshot(label: string, count: number): void {
+    const folder = process.env.CURSOR_BENCH_HEAP_SNAPSHOTS;
+    if (folder === undefined || folder === "") return;
+    writeHeapSnapshot(join(folder, `memory-${historyTurns}-${label}-${count}.heapsnapshot`));
   }
 
   async function open(index: number): Promise<void> {

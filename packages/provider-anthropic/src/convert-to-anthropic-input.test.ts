@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { deepFreeze } from "@cursor/run";
 import type { JsonValue, ModelAssistantMessage, ModelMessage, ModelToolMessage } from "@cursor/run";
 import type { AnthropicContentBlock } from "./anthropic-api.js";
-import { convertToAnthropicInput } from "./convert-to-anthropic-input.js";
+import { convertToAnthropicInput, heldConversionOf } from "./convert-to-anthropic-input.js";
 
 const userText = (
   id: string,
@@ -254,5 +254,16 @@ describe("convertToAnthropicInput", () => {
     expect(Object.isFrozen(blocks(second)[0])).toBe(true);
     const fresh = structuredClone([...longer]) as ModelMessage[];
     expect(JSON.stringify(convertToAnthropicInput(fresh))).toBe(JSON.stringify(second));
+  });
+
+  it("holds a converted message without wrapper or warnings list: its side and blocks only", () => {
+    const history = deepFreeze([
+      userText("user:1", "user", "Read a.ts."),
+      toolResult("toolu_9", "export const a = 1;"),
+    ]) as readonly ModelMessage[];
+    const { messages } = convertToAnthropicInput(history);
+    const held = heldConversionOf(history, 1);
+    expect(held).toEqual({ side: "user", blocks: [messages[0]!.content[1]] });
+    expect((held as { blocks: readonly unknown[] }).blocks[0]).toBe(messages[0]!.content[1]);
   });
 });

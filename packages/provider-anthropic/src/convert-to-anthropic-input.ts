@@ -1,4 +1,4 @@
-import { deepFreeze } from "@cursor/run";
+import { deepFreeze, SequenceMemo } from "@cursor/run";
 import type { ModelMessage, Warning } from "@cursor/run";
 import type {
   AnthropicAssistantBlock,
@@ -13,11 +13,15 @@ type MessageBlocks =
   | { readonly side: "user"; readonly blocks: readonly AnthropicUserBlock[] }
   | { readonly side: "assistant"; readonly blocks: readonly AnthropicAssistantBlock[] };
 
-interface ConvertedMessage {
-  readonly index: number;
-  readonly converted: MessageBlocks;
-  readonly warnings: readonly Warning[];
+/** A message whose conversion warned: its warnings (which name its index) are held with it. */
+class ConvertedWithWarnings {
+  constructor(
+    readonly converted: MessageBlocks,
+    readonly warnings: readonly Warning[],
+  ) {}
 }
+
+type HeldConversion = MessageBlocks | ConvertedWithWarnings;
 
 function convertMessage(
   message: ModelMessage,
@@ -49,17 +53,23 @@ function convertMessage(
 // A message's blocks depend on that (frozen) message and its index only (the index names it in
 // warnings), so they are converted once and shared, frozen, by every later body: a call converts
 // only what the history added since the previous one. Merging and cache markers copy the arrays
-// and the marked blocks; they never write to a shared block.
-const convertedMessages = new WeakMap<ModelMessage, ConvertedMessage>();
+// and the marked blocks; they never write to a shared block. The memo lives as long as the
+// conversation's head, so it is held at the least heap: per conversation (`SequenceMemo`: two
+// pointers per message), the blocks without a wrapper, a wrapper only for a message that warned.
+const convertedMessages = new SequenceMemo<ModelMessage, HeldConversion>();
 
-function convertOnce(message: ModelMessage, index: number): ConvertedMessage {
-  const cached = convertedMessages.get(message);
-  if (cached !== undefined && cached.index === index) return cached;
+/** What the memo holds for `messages[index]` (tests: its form is what a conversation pays). */
+export function heldConversionOf(
+  messages: readonly ModelMessage[],
+  index: number,
+): HeldConversion | undefined {
+  return convertedMessages.held(messages, index);
+}
+
+function convert(message: ModelMessage, index: number): HeldConversion {
   const { converted, warnings } = convertMessage(message, `messages[${index}]`);
-  const entry: ConvertedMessage = { index, converted: deepFreeze(converted), warnings };
-  // Only a frozen message is known never to change under its cached blocks.
-  if (Object.isFrozen(message)) convertedMessages.set(message, entry);
-  return entry;
+  const frozen = deepFreeze(converted);
+  return warnings.length === 0 ? frozen : new ConvertedWithWarnings(frozen, warnings);
 }
 
 /**
@@ -92,9 +102,11 @@ export function convertToAnthropicInput(messages: readonly ModelMessage[]): {
     else wire.push({ role: "user", content: [...blocks] });
   };
 
-  messages.forEach((message, index) => {
-    const { converted, warnings: found } = convertOnce(message, index);
-    for (const warning of found) warnings.push(warning);
+  convertedMessages.map(messages, convert).forEach((held, index) => {
+    const converted = held instanceof ConvertedWithWarnings ? held.converted : held;
+    if (held instanceof ConvertedWithWarnings) {
+      for (const warning of held.warnings) warnings.push(warning);
+    }
     if (converted.side === "user") {
       appendUserBlocks(converted.blocks);
       return;

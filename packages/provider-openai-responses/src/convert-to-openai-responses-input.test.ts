@@ -1,7 +1,10 @@
 import { deepFreeze } from "@cursor/run";
 import type { ModelMessage, ModelToolMessage } from "@cursor/run";
 import { describe, expect, it } from "vitest";
-import { convertToOpenAIResponsesInput } from "./convert-to-openai-responses-input.js";
+import {
+  convertToOpenAIResponsesInput,
+  heldConversionOf,
+} from "./convert-to-openai-responses-input.js";
 
 describe("convertToOpenAIResponsesInput", () => {
   const messages: ModelMessage[] = [
@@ -74,5 +77,38 @@ describe("convertToOpenAIResponsesInput", () => {
     const before = convertToOpenAIResponsesInput([open]).input[0];
     open.content = "changed";
     expect(convertToOpenAIResponsesInput([open]).input[0]).not.toEqual(before);
+  });
+
+  it("holds a converted message without wrapper or warnings: its item itself, or one exact list", () => {
+    const frozen = messages.map((message) => deepFreeze(structuredClone(message)));
+    const twoCalls = deepFreeze({
+      role: "assistant",
+      id: "assistant:r:2",
+      text: "Looking.",
+      reasoning: "",
+      toolCalls: [
+        { index: 0, callId: "call_2", name: "ls", arguments: "{}" },
+        { index: 1, callId: "call_3", name: "cat", arguments: "{}" },
+      ],
+      replay: {},
+    } satisfies ModelMessage);
+    const sent = [...frozen.slice(0, 3), twoCalls];
+    const { input } = convertToOpenAIResponsesInput(sent);
+    // One item per message: the memo holds the very item the body holds, nothing around it.
+    expect(heldConversionOf(sent, 0)).toBe(input[0]);
+    expect(heldConversionOf(sent, 2)).toBe(input[2]);
+    // Several: one frozen list of exactly those items.
+    const held = heldConversionOf(sent, 3);
+    expect(Array.isArray(held)).toBe(true);
+    expect(Object.isFrozen(held)).toBe(true);
+    expect(held).toHaveLength(3);
+    (held as readonly unknown[]).forEach((item, index) => expect(item).toBe(input[3 + index]));
+    // A message with warnings keeps them (naming its index) with its items.
+    expect(heldConversionOf(frozen, 3)).toBeUndefined();
+    convertToOpenAIResponsesInput(frozen);
+    expect(heldConversionOf(frozen, 3)).toMatchObject({
+      input: [],
+      warnings: [{ path: "messages[3]" }],
+    });
   });
 });

@@ -1,5 +1,5 @@
-import { deepFreeze } from "@cursor/run";
-import type { ModelMessage, Warning } from "@cursor/run";
+import { deepFreeze, holdItems, pushHeldItems, SequenceMemo } from "@cursor/run";
+import type { HeldItems, ModelMessage, Warning } from "@cursor/run";
 import { convertAssistantMessage } from "./convert-openai-responses-assistant-message.js";
 import { convertToolMessage } from "./convert-openai-responses-tool-message.js";
 import { convertUserMessage } from "./convert-openai-responses-user-message.js";
@@ -23,26 +23,37 @@ function convertMessage({ message, path }: { message: ModelMessage; path: string
   }
 }
 
-interface ConvertedMessage {
-  readonly index: number;
-  readonly input: readonly OpenAIResponsesInputItem[];
-  readonly warnings: readonly Warning[];
+/** A message whose conversion warned: its warnings (which name its index) are held with it. */
+class ConvertedWithWarnings {
+  constructor(
+    readonly input: HeldItems<OpenAIResponsesInputItem>,
+    readonly warnings: readonly Warning[],
+  ) {}
 }
 
-// A message's items depend on that (frozen) message and its index only (the index names it in
-// warnings), so they are converted once and shared, frozen, by every later body: a call converts
-// only the messages the history added since the previous one, and the items of its prefix are the
-// very objects the previous body held (which lets a caller skip work on them by identity).
-const convertedMessages = new WeakMap<ModelMessage, ConvertedMessage>();
+type HeldConversion = HeldItems<OpenAIResponsesInputItem> | ConvertedWithWarnings;
 
-function convertOnce(message: ModelMessage, index: number): ConvertedMessage {
-  const cached = convertedMessages.get(message);
-  if (cached !== undefined && cached.index === index) return cached;
+// A message's items depend on that (frozen) message only, and its warnings on its index too (the
+// index names it in them), so they are converted once and shared, frozen, by every later body: a
+// call converts only the messages the history added since the previous one, and the items of its
+// prefix are the very objects the previous body held (which lets a caller skip work on them by
+// identity). The memo lives as long as the conversation's head, so it is held at the least heap:
+// per conversation (`SequenceMemo`: two pointers per message), the items without a wrapper
+// (`holdItems`), a wrapper only for a message that warned.
+const convertedMessages = new SequenceMemo<ModelMessage, HeldConversion>();
+
+/** What the memo holds for `messages[index]` (tests: its form is what a conversation pays). */
+export function heldConversionOf(
+  messages: readonly ModelMessage[],
+  index: number,
+): HeldConversion | undefined {
+  return convertedMessages.held(messages, index);
+}
+
+function convert(message: ModelMessage, index: number): HeldConversion {
   const { input, warnings } = convertMessage({ message, path: `messages[${index}]` });
-  const converted: ConvertedMessage = { index, input: deepFreeze(input), warnings };
-  // Only a frozen message is known never to change under its cached items.
-  if (Object.isFrozen(message)) convertedMessages.set(message, converted);
-  return converted;
+  const items = holdItems(deepFreeze(input));
+  return warnings.length === 0 ? items : new ConvertedWithWarnings(items, warnings);
 }
 
 /**
@@ -57,10 +68,13 @@ export function convertToOpenAIResponsesInput(messages: readonly ModelMessage[])
 } {
   const input: OpenAIResponsesInputItem[] = [];
   const warnings: Warning[] = [];
-  messages.forEach((message, index) => {
-    const converted = convertOnce(message, index);
-    for (const item of converted.input) input.push(item);
-    for (const warning of converted.warnings) warnings.push(warning);
-  });
+  for (const converted of convertedMessages.map(messages, convert)) {
+    if (converted instanceof ConvertedWithWarnings) {
+      pushHeldItems(input, converted.input);
+      for (const warning of converted.warnings) warnings.push(warning);
+    } else {
+      pushHeldItems(input, converted);
+    }
+  }
   return { input, warnings };
 }

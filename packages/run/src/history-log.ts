@@ -7,6 +7,7 @@ import type {
   ToolCall,
 } from "./canonical-message.js";
 import { HistoryConflictError, InvalidHistoryError } from "./errors.js";
+import { PositionIndex } from "./position-index.js";
 
 /** SHA-256 of a message's canonical JSON: its content address (also the checkpoint blob id). */
 export function messageDigest(message: CanonicalMessage): string {
@@ -116,9 +117,16 @@ export class HistoryLog {
   #epoch: number;
   #messages: CanonicalMessage[] = [];
   #digests: string[] = [];
-  /** Message id → its index (its digest is `#digests[index]`). */
-  #byId = new Map<string, number>();
-  #byEventId = new Map<string, number>();
+  /**
+   * Message id → its index (its digest is `#digests[index]`), and event id → index. Position
+   * indexes, not Maps: they hold an entry per message for as long as the conversation is open.
+   * Their keys are read from `#messages`, the array `startEpoch` hands over with them.
+   */
+  #byId = new PositionIndex((index) => this.#messages[index]?.id);
+  #byEventId = new PositionIndex((index) => {
+    const message = this.#messages[index];
+    return message !== undefined && "eventId" in message ? message.eventId : undefined;
+  });
   #head: string;
   #pendingCalls = new Map<string, PendingToolCall>();
   #callIds = new Set<string>();
@@ -339,8 +347,8 @@ export class HistoryLog {
     const index = this.#messages.length;
     this.#messages.push(message);
     this.#digests.push(digest);
-    this.#byId.set(message.id, index);
-    if ("eventId" in message) this.#byEventId.set(message.eventId, index);
+    this.#byId.add(message.id, index);
+    if ("eventId" in message) this.#byEventId.add(message.eventId, index);
     this.#head = chainHeadDigest(this.#head, digest);
     if (message.kind === "request-context") this.#latestRequestContextIndex = index;
     if (message.kind === "assistant") {

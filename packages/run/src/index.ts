@@ -1,4 +1,7 @@
 export { canonicalJson, canonicalizeJsonValue, deepFreeze, sha256Hex } from "./canonical-json.js";
+export { holdItems, pushHeldItems } from "./held-items.js";
+export type { HeldItems } from "./held-items.js";
+export { SequenceMemo } from "./sequence-memo.js";
 export { canonicalMessageSchema } from "./canonical-message.js";
 export type {
   AssistantMessage,

@@ -99,6 +99,34 @@ describe("toModelRequest", () => {
     expect(Object.isFrozen(a.messages[0])).toBe(true);
     expect(Object.isFrozen(a.tools[0]?.inputSchema)).toBe(true);
   });
+
+  it("projects a message once per conversation and shares an ordered frozen call list", () => {
+    const ordered = createAssistantMessage({
+      runId: "r2",
+      step: 0,
+      toolCalls: [{ index: 0, callId: "c3", name: "read", arguments: "{}" }],
+    });
+    const log = new HistoryLog({
+      messages: [
+        runtime,
+        ordered,
+        createToolResultMessage({ callId: "c3", name: "read", content: "three" }),
+      ],
+    });
+    const project = () =>
+      toModelRequest({ conversationId: "c", model: "m", promptSpec, messages: log.messages });
+    const first = project();
+    log.append(createAssistantMessage({ runId: "r2", step: 1, text: "done" }));
+    const second = project();
+    first.messages.forEach((message, index) => expect(second.messages[index]).toBe(message));
+    const projected = second.messages[1];
+    const canonical = log.messages[1];
+    // Already in index order: the canonical message's own frozen list, not a copy.
+    expect(projected?.role === "assistant" && canonical?.kind === "assistant").toBe(true);
+    expect((projected as { toolCalls: unknown }).toolCalls).toBe(
+      (canonical as { toolCalls: unknown }).toolCalls,
+    );
+  });
 });
 
 describe("truncateToolResult", () => {

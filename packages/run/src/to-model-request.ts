@@ -1,6 +1,7 @@
 import { deepFreeze } from "./canonical-json.js";
-import type { CanonicalMessage, ToolResultMessage } from "./canonical-message.js";
+import type { CanonicalMessage, ToolCall, ToolResultMessage } from "./canonical-message.js";
 import { InvalidHistoryError } from "./errors.js";
+import { SequenceMemo } from "./sequence-memo.js";
 import type {
   ModelAssistantMessage,
   ModelMessage,
@@ -31,25 +32,19 @@ export interface ToModelRequestOptions {
 }
 
 // Projected messages are frozen and depend only on the (frozen) canonical message and the
-// truncation limit, so they are memoised: a turn projects only what it appended. One memo per
-// limit (there is one in practice), so an entry is the projection itself, with no wrapper.
-const projectionCaches = new Map<number, WeakMap<CanonicalMessage, ModelMessage>>();
+// truncation limit, so they are memoised per conversation (`SequenceMemo`: two pointers per
+// message held, not a WeakMap entry): a turn projects only what it appended. One memo per limit
+// (there is one in practice).
+const projectionMemos = new Map<number, SequenceMemo<CanonicalMessage, ModelMessage>>();
 
-function projectOne(message: CanonicalMessage, limit: number): ModelMessage {
-  let cache = projectionCaches.get(limit);
-  const cached = cache?.get(message);
-  if (cached !== undefined) return cached;
-  const projected = deepFreeze(convertMessage(message, limit));
-  if (Object.isFrozen(message)) {
-    if (cache === undefined) {
-      // A caller alternating between many limits gets no memo for the oldest ones, not unbounded ones.
-      if (projectionCaches.size >= 8)
-        projectionCaches.delete(projectionCaches.keys().next().value!);
-      projectionCaches.set(limit, (cache = new WeakMap()));
-    }
-    cache.set(message, projected);
+function projectAll(messages: readonly CanonicalMessage[], limit: number): ModelMessage[] {
+  let memo = projectionMemos.get(limit);
+  if (memo === undefined) {
+    // A caller alternating between many limits gets no memo for the oldest ones, not unbounded ones.
+    if (projectionMemos.size >= 8) projectionMemos.delete(projectionMemos.keys().next().value!);
+    projectionMemos.set(limit, (memo = new SequenceMemo()));
   }
-  return projected;
+  return memo.map(messages, (message) => deepFreeze(convertMessage(message, limit)));
 }
 
 function convertMessage(message: CanonicalMessage, limit: number): ModelMessage {
@@ -66,7 +61,7 @@ function convertMessage(message: CanonicalMessage, limit: number): ModelMessage 
         id: message.id,
         text: message.text,
         reasoning: message.reasoning,
-        toolCalls: [...message.toolCalls].sort((a, b) => a.index - b.index),
+        toolCalls: inIndexOrder(message.toolCalls),
         replay: message.replay,
       } satisfies ModelAssistantMessage;
     case "tool-result":
@@ -78,6 +73,16 @@ function convertMessage(message: CanonicalMessage, limit: number): ModelMessage 
       });
     }
   }
+}
+
+/**
+ * The calls sorted by index: the message's own frozen list when it already is, which the
+ * projection then shares instead of holding a copy for as long as the conversation is open (a
+ * list that is not frozen is copied: the projection is frozen, the caller's input never is).
+ */
+function inIndexOrder(calls: readonly ToolCall[]): readonly ToolCall[] {
+  const sorted = calls.every((call, at) => at === 0 || calls[at - 1]!.index <= call.index);
+  return sorted && Object.isFrozen(calls) ? calls : [...calls].sort((a, b) => a.index - b.index);
 }
 
 function userMessage(
@@ -107,23 +112,22 @@ function toolMessage(message: ToolResultMessage, limit: number): ModelToolMessag
  */
 export function toModelRequest(options: ToModelRequestOptions): ModelRequest {
   const limit = options.maxToolResultChars ?? defaultMaxToolResultChars;
-  const projected: ModelMessage[] = [];
   const { messages } = options;
+  const each = projectAll(messages, limit);
+  const projected: ModelMessage[] = [];
   let i = 0;
   while (i < messages.length) {
     const message = messages[i]!;
-    projected.push(projectOne(message, limit));
+    projected.push(each[i]!);
     i += 1;
     if (message.kind !== "assistant" || message.toolCalls.length === 0) continue;
     // The results of a round follow its assistant message contiguously (HistoryLog enforces it).
     const order = new Map(message.toolCalls.map((call) => [call.callId, call.index]));
-    const results: ToolResultMessage[] = [];
-    while (i < messages.length && messages[i]!.kind === "tool-result") {
-      results.push(messages[i] as ToolResultMessage);
-      i += 1;
-    }
-    results.sort((a, b) => (order.get(a.callId) ?? 0) - (order.get(b.callId) ?? 0));
-    for (const result of results) projected.push(projectOne(result, limit));
+    const callIndex = (at: number) => order.get((messages[at] as ToolResultMessage).callId) ?? 0;
+    const results: number[] = [];
+    while (i < messages.length && messages[i]!.kind === "tool-result") results.push(i++);
+    results.sort((a, b) => callIndex(a) - callIndex(b));
+    for (const at of results) projected.push(each[at]!);
   }
   const last = projected[projected.length - 1];
   if (last?.role === "assistant") {

@@ -62,19 +62,6 @@ export const messageOverheadTokens = 4;
 /** A flat estimate for an image; providers bill images by size, which the core does not know. */
 export const imageTokenEstimate = 1_600;
 
-// Projected messages are frozen and memoised by toModelRequest, so each is counted once per
-// counter function.
-const messageTokenCaches = new WeakMap<CountTokens, WeakMap<ModelMessage, number>>();
-
-function cacheFor(countTokens: CountTokens): WeakMap<ModelMessage, number> {
-  let cache = messageTokenCaches.get(countTokens);
-  if (cache === undefined) {
-    cache = new WeakMap();
-    messageTokenCaches.set(countTokens, cache);
-  }
-  return cache;
-}
-
 /**
  * At most this many tokens in `text` by {@link countTextTokens}, without tokenising: o200k is a
  * byte-level BPE, so every token (special-token text is counted as plain text) covers at least
@@ -85,21 +72,14 @@ export function o200kTokenUpperBound(text: string): number {
   return 3 * text.length;
 }
 
-/** Estimated input tokens of one projected message. Opaque replay state is not counted. */
+/**
+ * Estimated input tokens of one projected message. Opaque replay state is not counted. Not
+ * memoised: `estimateRequestTokens` remembers the counts of a conversation's messages.
+ */
 export function countMessageTokens(
   message: ModelMessage,
   countTokens: CountTokens = countTextTokens,
 ): number {
-  const cache = Object.isFrozen(message) ? cacheFor(countTokens) : undefined;
-  const cached = cache?.get(message);
-  if (cached !== undefined) return cached;
-  const total = tallyMessageTokens(message, countTokens);
-  cache?.set(message, total);
-  return total;
-}
-
-/** `message`'s tokens with `countTokens` for every text it carries, uncached. */
-export function tallyMessageTokens(message: ModelMessage, countTokens: CountTokens): number {
   let total = messageOverheadTokens;
   switch (message.role) {
     case "user":

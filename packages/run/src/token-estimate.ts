@@ -1,11 +1,7 @@
-import type { ModelRequest } from "./model-request.js";
+import type { ModelMessage, ModelRequest } from "./model-request.js";
 import type { ToolSpec } from "./prompt-spec.js";
-import {
-  countMessageTokens,
-  countTextTokens,
-  o200kTokenUpperBound,
-  tallyMessageTokens,
-} from "./token-count.js";
+import { SequenceMemo } from "./sequence-memo.js";
+import { countMessageTokens, countTextTokens, o200kTokenUpperBound } from "./token-count.js";
 
 /**
  * What the provider reported for the last successful call: `inputTokens` covered the first
@@ -66,11 +62,26 @@ function countSpecTokens(request: ModelRequest, countTokens: (text: string) => n
   return tokens;
 }
 
+// The counts of a conversation's projected (frozen) messages, per counter function: a history
+// counted without an anchor (its first call in this process) is tokenised once, and a later
+// unanchored call counts only what it appended. Held per conversation (`SequenceMemo`), not as
+// a WeakMap entry per message.
+const messageCounts = new WeakMap<(text: string) => number, SequenceMemo<ModelMessage, number>>();
+
+function messageCountsFor(
+  countTokens: (text: string) => number,
+): SequenceMemo<ModelMessage, number> {
+  let memo = messageCounts.get(countTokens);
+  if (memo === undefined) messageCounts.set(countTokens, (memo = new SequenceMemo()));
+  return memo;
+}
+
 /**
  * Estimated input tokens of `request`. With an anchor from the same epoch this is the anchor's
  * provider-counted `inputTokens` plus a tokenizer count of the messages after it, so the work
- * is O(messages since the last call). Without one, every message is counted (each projected
- * message's count is memoised, so a long history is tokenised once per process, not per turn).
+ * is O(messages since the last call). Without one, every message is counted (the counts of a
+ * conversation's messages are memoised, so a long history is tokenised once per process, not
+ * per turn).
  */
 export function estimateRequestTokens({
   request,
@@ -86,9 +97,19 @@ export function estimateRequestTokens({
   const { messages } = request;
   const anchored =
     anchor !== undefined && anchor.epoch === epoch && anchor.messageCount <= messages.length;
-  let total = anchored ? anchor.inputTokens : countSpecTokens(request, countTokens);
-  for (let i = anchored ? anchor.messageCount : 0; i < messages.length; i += 1) {
-    total += countMessageTokens(messages[i]!, countTokens);
+  if (anchored) {
+    // Only what the history appended since the anchor: counted once, nothing to remember.
+    let total = anchor.inputTokens;
+    for (let i = anchor.messageCount; i < messages.length; i += 1) {
+      total += countMessageTokens(messages[i]!, countTokens);
+    }
+    return total;
+  }
+  let total = countSpecTokens(request, countTokens);
+  for (const tokens of messageCountsFor(countTokens).map(messages, (message) =>
+    countMessageTokens(message, countTokens),
+  )) {
+    total += tokens;
   }
   return total;
 }
@@ -128,7 +149,7 @@ export function checkTokenBudget({
     let bound = anchored ? anchor.inputTokens : countSpecTokens(request, countTokens);
     for (let i = anchored ? anchor.messageCount : 0; i < messages.length; i += 1) {
       if (bound > budgetTokens) break;
-      bound += tallyMessageTokens(messages[i]!, tokenUpperBound);
+      bound += countMessageTokens(messages[i]!, tokenUpperBound);
     }
     if (bound <= budgetTokens) return { fits: true };
   }

@@ -1,9 +1,9 @@
 /**
  * The default cache budget: 256 MiB. Node's default heap limit on a 64-bit machine is 2–4 GiB;
  * this leaves most of it to requests in flight (a provider body is built and serialised per call,
- * a large one several times its history) while holding, at about twice their history's JSON
- * size each (the bench's memory part), some 120 open conversations of a 1 MB history, or 1 200
- * of 100 kB.
+ * a large one several times its history) while holding, at about 1.5 to 1.8 times their
+ * history's JSON size each (the bench's memory part), some 150 open conversations of a 1 MB
+ * history, or 1 400 of 100 kB.
  */
 export const defaultCacheBytes = 256 * 1024 * 1024;
 

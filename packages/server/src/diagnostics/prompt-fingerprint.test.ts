@@ -102,4 +102,32 @@ describe("promptFingerprint", () => {
     expect(fp(asAssistant).digest).not.toBe(fp(asUser).digest);
     expect(fp(asUser)).toEqual(fp(structuredClone(asUser)));
   });
+
+  it("hashes only what a conversation's later call appended, for Chat's fresh system message too", () => {
+    let stringified = 0;
+    // An item that counts how often its JSON is taken (what a link hashes).
+    const counted = (text: string) =>
+      Object.freeze({
+        role: "user",
+        content: text,
+        toJSON() {
+          stringified += 1;
+          return { role: "user", content: text };
+        },
+      });
+    const history = [counted("a"), counted("b")];
+    const chatBody = (messages: unknown[]) => ({
+      model: "gpt-5",
+      messages: [{ role: "system", content: "Be brief." }, ...messages],
+    });
+    const first = promptFingerprint({ body: chatBody(history), format: "openai-chat" });
+    expect(stringified).toBe(2);
+    const next = promptFingerprint({
+      body: chatBody([...history, counted("c")]),
+      format: "openai-chat",
+    });
+    expect(stringified).toBe(3);
+    expect(extendsPrompt(next, first)).toBe(true);
+    expect(next.links.slice(0, first.links.length)).toEqual(first.links);
+  });
 });

@@ -1,6 +1,7 @@
-import { createHash } from "node:crypto";
 import { withoutCacheControl } from "@cursor/fake-provider";
 import { forEachHistoryItem } from "../providers/provider-history-items.js";
+import { chainLink, LinkChain } from "./link-chain.js";
+import type { LinkView } from "./link-chain.js";
 import { cacheNamespaceFields, isRecord } from "./provider-body.js";
 import type { ProviderFormat } from "./provider-body.js";
 
@@ -11,17 +12,33 @@ import type { ProviderFormat } from "./provider-body.js";
  * share their first n history items and preamble exactly when their links n are equal, so a
  * later call is checked against an earlier one from the earlier one's last link alone: O(1)
  * bytes kept per call, and no token counting (the doctor counts tokens only where a prefix
- * broke). Provider packages share their frozen history items between calls, so a link is
- * remembered per frozen item (with the link before it): a call hashes only the items the history
- * added since the previous call, not the whole body again.
+ * broke). Provider packages share their frozen history items between calls, so the links of a
+ * conversation's last prompt are remembered with its items (`LinkChain`, one per conversation):
+ * a call hashes only the items the history added since the previous call, not the whole body
+ * again.
  */
-export interface PromptFingerprint {
+export class PromptFingerprint {
   /** Items of the append-only list. */
   readonly historyItems: number;
   /** `links[historyItems]`, hex. */
   readonly digest: string;
-  /** Every link, hex: `links[k]` covers the preamble and the first k items. */
-  readonly links: readonly string[];
+  readonly #links: LinkView;
+
+  constructor(links: LinkView) {
+    this.#links = links;
+    this.historyItems = links.length - 1;
+    this.digest = links.at(links.length - 1)!;
+  }
+
+  /** Link k, hex (undefined past the end): it covers the preamble and the first k items. */
+  linkAt(k: number): string | undefined {
+    return this.#links.at(k);
+  }
+
+  /** Every link, hex (built on each read: `linkAt` reads one). */
+  get links(): readonly string[] {
+    return Array.from({ length: this.#links.length }, (_, k) => this.#links.at(k)!);
+  }
 }
 
 /** What precedes the history in the prefix (the doctor's segments before the first item). */
@@ -81,46 +98,13 @@ function preambleJson(parts: readonly unknown[]): string {
   return `[${parts.map(part).join(",")}]`;
 }
 
-const link = (previous: string, bytes: string) =>
-  createHash("sha256").update(previous).update("\n").update(bytes).digest("hex");
+// One chain per conversation, keyed by the body's first frozen history item (the provider
+// package's item of the conversation's first message): it lives as long as that item does, that
+// is as long as the conversation's head holds its messages.
+const chains = new WeakMap<object, LinkChain>();
 
-/** The link a frozen item made after `previous` (an Anthropic block: within a `role`). */
-interface RememberedLink {
-  readonly previous: string;
-  readonly role: unknown;
-  readonly link: string;
-}
-
-// Keyed by the provider package's frozen item objects: they live as long as a body or the
-// package's conversion cache holds them, and a frozen item's JSON never changes.
-const rememberedLinks = new WeakMap<object, RememberedLink>();
-
-/**
- * The next link: remembered when `source` is a frozen object already linked after `previous`,
- * else hashed from `item()` (the item as the doctor segments it) and remembered.
- */
-function nextLink({
-  previous,
-  source,
-  role,
-  item,
-}: {
-  previous: string;
-  source: unknown;
-  role: unknown;
-  item: () => unknown;
-}): string {
-  const frozen = typeof source === "object" && source !== null && Object.isFrozen(source);
-  if (frozen) {
-    const known = rememberedLinks.get(source);
-    if (known !== undefined && known.previous === previous && known.role === role) {
-      return known.link;
-    }
-  }
-  const made = link(previous, JSON.stringify(item()) ?? "null");
-  if (frozen) rememberedLinks.set(source, { previous, role, link: made });
-  return made;
-}
+const isFrozenObject = (value: unknown): value is object =>
+  typeof value === "object" && value !== null && Object.isFrozen(value);
 
 export function promptFingerprint({
   body,
@@ -130,11 +114,30 @@ export function promptFingerprint({
   format: ProviderFormat;
 }): PromptFingerprint {
   const record = isRecord(body) ? body : {};
-  const links = [link("", preambleJson(preamble(record, format)))];
+  const preambleLink = chainLink("", preambleJson(preamble(record, format)));
+  const sources: unknown[] = [];
+  const roles: unknown[] = [];
+  const items: (() => unknown)[] = [];
+  let hasRoles = false;
   forEachHistoryItem(record, (source, role, item) => {
-    links.push(nextLink({ previous: links[links.length - 1]!, source, role, item }));
+    sources.push(source);
+    roles.push(role);
+    items.push(item);
+    hasRoles ||= role !== undefined;
   });
-  return { historyItems: links.length - 1, digest: links[links.length - 1]!, links };
+  const key = sources.find(isFrozenObject);
+  let chain = key === undefined ? undefined : chains.get(key);
+  if (chain === undefined) {
+    chain = new LinkChain();
+    if (key !== undefined) chains.set(key, chain);
+  }
+  const links = chain.link({
+    preamble: preambleLink,
+    sources,
+    roles: hasRoles ? roles : undefined,
+    item: (index) => JSON.stringify(items[index]!()) ?? "null",
+  });
+  return new PromptFingerprint(links);
 }
 
 /** True when `current` starts with the whole prompt `previous` fingerprinted. */
@@ -142,5 +145,5 @@ export function extendsPrompt(
   current: PromptFingerprint,
   previous: { readonly historyItems: number; readonly digest: string },
 ): boolean {
-  return current.links[previous.historyItems] === previous.digest;
+  return current.linkAt(previous.historyItems) === previous.digest;
 }
