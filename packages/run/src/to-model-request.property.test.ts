@@ -41,6 +41,31 @@ function stablePart(projected: readonly ModelMessage[]): readonly ModelMessage[]
 }
 
 describe("toModelRequest properties (fast-check)", () => {
+  it("projects an array that grows in place, or changes, exactly as a fresh copy of it", () => {
+    fc.assert(
+      fc.property(historyScenario, fc.array(fc.nat(), { maxLength: 4 }), (scenario, edits) => {
+        const { snapshots } = playScenario(scenario);
+        // One array appended to in place, as a HistoryLog's messages are: later projections
+        // may reuse earlier work, and must equal the projection of a fresh copy every time.
+        const live: CanonicalMessage[] = [];
+        for (const snapshot of snapshots) {
+          live.push(...snapshot.slice(live.length));
+          expect(project(live)).toEqual(project([...live]));
+        }
+        // An array changed in place otherwise (cut, or a message replaced) is projected as it is.
+        const last = snapshots.at(-1)!;
+        for (const edit of edits) {
+          if (live.length === 0) break;
+          const at = edit % live.length;
+          if (edit % 2 === 0) live.length = at;
+          else live[at] = last[(at + 1) % last.length] ?? live[at]!;
+          expect(project(live)).toEqual(project([...live]));
+        }
+      }),
+      settings,
+    );
+  });
+
   it("projects every history as an exact prefix of the projection after more appends", () => {
     fc.assert(
       fc.property(historyScenario, (scenario) => {

@@ -106,6 +106,28 @@ function toolMessage(message: ToolResultMessage, limit: number): ModelToolMessag
 }
 
 /**
+ * Whether `messages[start..end)` (a round's results) already follow their calls' index order,
+ * the order the projection puts them in. A call id the round does not have sorts as index 0, as
+ * in the general path.
+ */
+function resultsInCallOrder(
+  calls: readonly ToolCall[],
+  messages: readonly CanonicalMessage[],
+  start: number,
+  end: number,
+): boolean {
+  if (end - start <= 1) return true;
+  let previous = -Infinity;
+  for (let at = start; at < end; at += 1) {
+    const { callId } = messages[at] as ToolResultMessage;
+    const index = calls.find((call) => call.callId === callId)?.index ?? 0;
+    if (index < previous) return false;
+    previous = index;
+  }
+  return true;
+}
+
+/**
  * The provider-neutral projection of the current epoch. One assistant message per tool round,
  * its calls sorted by index and followed by their results in call order (results may have been
  * committed in any order). Same history in, same request out; per-message work is memoised.
@@ -122,10 +144,18 @@ export function toModelRequest(options: ToModelRequestOptions): ModelRequest {
     i += 1;
     if (message.kind !== "assistant" || message.toolCalls.length === 0) continue;
     // The results of a round follow its assistant message contiguously (HistoryLog enforces it).
+    const start = i;
+    while (i < messages.length && messages[i]!.kind === "tool-result") i += 1;
+    if (resultsInCallOrder(message.toolCalls, messages, start, i)) {
+      // The common case (one call, or results committed in call order): nothing to sort, and
+      // nothing allocated per round of a long history.
+      for (let at = start; at < i; at += 1) projected.push(each[at]!);
+      continue;
+    }
     const order = new Map(message.toolCalls.map((call) => [call.callId, call.index]));
     const callIndex = (at: number) => order.get((messages[at] as ToolResultMessage).callId) ?? 0;
     const results: number[] = [];
-    while (i < messages.length && messages[i]!.kind === "tool-result") results.push(i++);
+    for (let at = start; at < i; at += 1) results.push(at);
     results.sort((a, b) => callIndex(a) - callIndex(b));
     for (const at of results) projected.push(each[at]!);
   }
