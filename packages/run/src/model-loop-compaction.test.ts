@@ -243,6 +243,35 @@ describe("runModelLoop: compaction", () => {
     expect(outcome.assistant?.id).toBe("assistant:r1:2");
   });
 
+  it("keeps the open round's assistant without its replay state: that was produced against the old epoch", async () => {
+    const history = historyWithOneTurn();
+    const runtime = turn("m1");
+    const assistant = createAssistantMessage({
+      runId: "r1",
+      step: 0,
+      text: "Let me look.",
+      reasoning: "the file first",
+      toolCalls: [{ index: 0, callId: "c1", name: "read", arguments: '{"path":"a"}' }],
+      // A thinking signature that binds the history before it (the epoch being replaced).
+      replay: { anthropic: { blocks: [{ type: "thinking", signature: "sig_old_epoch" }] } },
+    });
+    history.append([runtime, assistant]);
+    const provider = scriptedProvider([overflow(), { events: answer("read it") }]);
+    const { persisted, compaction } = compactionPort(["S"]);
+    const { options } = harness(history, provider);
+    const result = createToolResultMessage({ callId: "c1", name: "read", content: "one" });
+    const outcome = await runModelLoop(
+      options({ runId: "r1", pending: [result], currentInitialMessages: [runtime], compaction }),
+    );
+    expect(outcome.reason).toBe("completed");
+    const kept = persisted[0]!.messages.find((m) => m.id === "assistant:r1:0");
+    // Everything the history says stays (text, reasoning, calls); the provider state goes.
+    expect(kept).toEqual({ ...assistant, replay: {} });
+    // The retried call saw the kept assistant without it.
+    const sent = provider.requests.at(-1)!.messages.find((m) => m.id === "assistant:r1:0");
+    expect(sent).toMatchObject({ role: "assistant", replay: {}, reasoning: "the file first" });
+  });
+
   it("keeps a request context committed with the current turn in place, after the summary", async () => {
     const history = historyWithOneTurn();
     const current = [context("b"), turn("m1")];

@@ -1,4 +1,4 @@
-import type { CanonicalMessage } from "./canonical-message.js";
+import type { AssistantMessage, CanonicalMessage } from "./canonical-message.js";
 import type { HistoryLog } from "./history-log.js";
 import { assistantMessageId, messageIdPrefixes } from "./message-ids.js";
 
@@ -28,6 +28,10 @@ export function nextAssistantStep(history: HistoryLog, runId: string): number {
  * loop ran), the uncommitted `pending` messages, and, when the turn continues a tool round, that
  * open round (its assistant message and the results so far): results alone would answer calls
  * the new epoch no longer has. Messages that are neither in the history nor pending are ignored.
+ * The round's assistant message is kept without its replay state: that provider state (an
+ * Anthropic thinking signature, an OpenAI encrypted reasoning item) was produced against the
+ * prompt being replaced, and a provider may refuse it before any other context (the signature
+ * binds what preceded it). Its text, reasoning and calls stay.
  */
 export function currentTurnMessages({
   history,
@@ -50,11 +54,17 @@ export function currentTurnMessages({
   if (wanted.size > 0 || keepFrom < messages.length) {
     // Compaction is rare and O(history) anyway (it rewrites the epoch), so a scan is fine here.
     messages.forEach((message, index) => {
-      if (index >= keepFrom || wanted.has(message.id)) committed.push(message);
+      if (index === keepFrom && message.kind === "assistant")
+        committed.push(withoutReplay(message));
+      else if (index >= keepFrom || wanted.has(message.id)) committed.push(message);
     });
   }
   const committedIds = new Set(committed.map((message) => message.id));
   return [...committed, ...pending.filter((message) => !committedIds.has(message.id))];
+}
+
+function withoutReplay(message: AssistantMessage): AssistantMessage {
+  return Object.keys(message.replay).length === 0 ? message : { ...message, replay: {} };
 }
 
 /** Tool calls that stay unanswered once `pending` is appended. */
