@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  addedRatioText,
   signedMilliseconds,
   bytes,
   count,
@@ -26,6 +27,9 @@ describe("report number formats", () => {
     expect(tokens(841_900)).toBe("841.9 k");
     expect(tokens(4_220_000)).toBe("4.22 M");
     expect(ratio(1.234)).toBe("1.23×");
+    expect(addedRatioText(2.345)).toBe("2.35×");
+    expect(addedRatioText(-0.88)).toBe("≤ 0");
+    expect(addedRatioText(Number.NaN)).toBe("–");
     expect(dollars(0.714)).toBe("$0.71");
     expect(count(1_000_000)).toBe("1 000 000");
   });

@@ -37,6 +37,16 @@ export function ratio(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(2)}×` : "–";
 }
 
+/**
+ * A gateway-added ÷ proxy-added ratio: "–" when there is none (the proxy added nothing
+ * measurable), "≤ 0" when the gateway added nothing measurable (noise made its paired p50 ≤ 0),
+ * rather than a negative ratio that reads like a figure.
+ */
+export function addedRatioText(value: number): string {
+  if (!Number.isFinite(value)) return "–";
+  return value <= 0 ? "≤ 0" : `${value.toFixed(2)}×`;
+}
+
 export function dollars(value: number): string {
   return Number.isFinite(value) ? `$${value.toFixed(2)}` : "–";
 }

@@ -13,6 +13,7 @@ import { loadHeadlines, loadSection } from "./load-section.js";
 import { sessionDollars } from "./render-charts.js";
 import type { ChartFile } from "./render-charts.js";
 import {
+  addedRatioText,
   bytes,
   count,
   dollars,
@@ -61,7 +62,7 @@ export function headlineFigures(results: BenchResults): string[] {
   }
   for (const row of results.overhead) {
     lines.push(
-      `Gateway overhead at ${row.historyTurns} turns of history, ${row.concurrency} at once: ${signedMilliseconds(row.gateway.addedEnd.p50)} p50 / ${signedMilliseconds(row.gateway.addedEnd.p99)} p99 to the end (pass-through proxy ${signedMilliseconds(row.proxy.addedEnd.p50)} / ${signedMilliseconds(row.proxy.addedEnd.p99)}: ${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}), first text ${ratio(row.ratio.firstTextP50)} p50${row.relay === undefined ? "" : `; SDK relay ${signedMilliseconds(row.relay.addedEnd.p50)}`}${row.cpuPerCallMs === undefined ? "" : `; CPU per call ${milliseconds(row.cpuPerCallMs.gateway)} vs proxy ${milliseconds(row.cpuPerCallMs.proxy)}${row.cpuPerCallMs.relay === undefined ? "" : ` and relay ${milliseconds(row.cpuPerCallMs.relay)}`}`}`,
+      `Gateway overhead at ${row.historyTurns} turns of history, ${row.concurrency} at once: ${signedMilliseconds(row.gateway.addedEnd.p50)} p50 / ${signedMilliseconds(row.gateway.addedEnd.p99)} p99 to the end (pass-through proxy ${signedMilliseconds(row.proxy.addedEnd.p50)} / ${signedMilliseconds(row.proxy.addedEnd.p99)}: ${addedRatioText(row.ratio.endP50)} / ${addedRatioText(row.ratio.endP99)}), first text ${addedRatioText(row.ratio.firstTextP50)} p50${row.relay === undefined ? "" : `; SDK relay ${signedMilliseconds(row.relay.addedEnd.p50)}`}${row.cpuPerCallMs === undefined ? "" : `; CPU per call ${milliseconds(row.cpuPerCallMs.gateway)} vs proxy ${milliseconds(row.cpuPerCallMs.proxy)}${row.cpuPerCallMs.relay === undefined ? "" : ` and relay ${milliseconds(row.cpuPerCallMs.relay)}`}`}`,
     );
   }
   lines.push(...isolationHeadlines(results));
@@ -494,10 +495,10 @@ function overheadSection(results: BenchResults): string[] {
           `${milliseconds(row.direct.firstText.p50)} / ${milliseconds(row.direct.end.p50)}`,
           `${milliseconds(row.proxy.addedFirstText.p50)} / ${milliseconds(row.proxy.addedFirstText.p99)}`,
           `${milliseconds(row.gateway.addedFirstText.p50)} / ${milliseconds(row.gateway.addedFirstText.p99)}`,
-          `${ratio(row.ratio.firstTextP50)} / ${ratio(row.ratio.firstTextP99)}`,
+          `${addedRatioText(row.ratio.firstTextP50)} / ${addedRatioText(row.ratio.firstTextP99)}`,
           `${milliseconds(row.proxy.addedEnd.p50)} / ${milliseconds(row.proxy.addedEnd.p95)} / ${milliseconds(row.proxy.addedEnd.p99)}`,
           `${milliseconds(row.gateway.addedEnd.p50)} / ${milliseconds(row.gateway.addedEnd.p95)} / ${milliseconds(row.gateway.addedEnd.p99)}`,
-          `${ratio(row.ratio.endP50)} / ${ratio(row.ratio.endP99)}`,
+          `${addedRatioText(row.ratio.endP50)} / ${addedRatioText(row.ratio.endP99)}`,
           // Older reports have no relay or CPU figures.
           row.relay === undefined
             ? "—"
