@@ -116,8 +116,7 @@ export function estimateRequestTokens({
 
 /** Whether a request fits its input budget; the estimate is there when it does not. */
 export type TokenBudgetCheck =
-  | { readonly fits: true }
-  | { readonly fits: false; readonly estimate: number };
+  { readonly fits: true } | { readonly fits: false; readonly estimate: number };
 
 /**
  * Whether {@link estimateRequestTokens} of `request` stays within `budgetTokens`, deciding
