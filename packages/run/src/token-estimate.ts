@@ -76,6 +76,21 @@ function messageCountsFor(
   return memo;
 }
 
+/** `anchor`, when it counts the start of this request's messages (same epoch, not past them). */
+function usableAnchor({
+  anchor,
+  epoch,
+  messages,
+}: {
+  anchor: TokenAnchor | undefined;
+  epoch: number;
+  messages: readonly ModelMessage[];
+}): TokenAnchor | undefined {
+  return anchor !== undefined && anchor.epoch === epoch && anchor.messageCount <= messages.length
+    ? anchor
+    : undefined;
+}
+
 /**
  * Estimated input tokens of `request`. With an anchor from the same epoch this is the anchor's
  * provider-counted `inputTokens` plus a tokenizer count of the messages after it, so the work
@@ -95,12 +110,11 @@ export function estimateRequestTokens({
   countTokens?: (text: string) => number;
 }): number {
   const { messages } = request;
-  const anchored =
-    anchor !== undefined && anchor.epoch === epoch && anchor.messageCount <= messages.length;
-  if (anchored) {
+  const anchored = usableAnchor({ anchor, epoch, messages });
+  if (anchored !== undefined) {
     // Only what the history appended since the anchor: counted once, nothing to remember.
-    let total = anchor.inputTokens;
-    for (let i = anchor.messageCount; i < messages.length; i += 1) {
+    let total = anchored.inputTokens;
+    for (let i = anchored.messageCount; i < messages.length; i += 1) {
       total += countMessageTokens(messages[i]!, countTokens);
     }
     return total;
@@ -143,10 +157,9 @@ export function checkTokenBudget({
 }): TokenBudgetCheck {
   if (tokenUpperBound !== undefined) {
     const { messages } = request;
-    const anchored =
-      anchor !== undefined && anchor.epoch === epoch && anchor.messageCount <= messages.length;
-    let bound = anchored ? anchor.inputTokens : countSpecTokens(request, countTokens);
-    for (let i = anchored ? anchor.messageCount : 0; i < messages.length; i += 1) {
+    const anchored = usableAnchor({ anchor, epoch, messages });
+    let bound = anchored?.inputTokens ?? countSpecTokens(request, countTokens);
+    for (let i = anchored?.messageCount ?? 0; i < messages.length; i += 1) {
       if (bound > budgetTokens) break;
       bound += countMessageTokens(messages[i]!, tokenUpperBound);
     }
