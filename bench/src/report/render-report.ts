@@ -1,7 +1,7 @@
 import { memoryTargetRatio } from "../overhead/conversation-memory.js";
 import type { BenchResults } from "../bench-results.js";
 import { inputPrices } from "../cost/input-prices.js";
-import { growthProviders } from "../growth/turn-cost-growth.js";
+import { growthProviders, growthWarmUpTurns } from "../growth/turn-cost-growth.js";
 import { providerLabels } from "../harness/provider-adapters.js";
 import { projectionVariants, variantLabels } from "../prefix/projection-variants.js";
 import type { ProjectionVariant } from "../prefix/projection-variants.js";
@@ -366,7 +366,10 @@ function growthSection(results: BenchResults): string[] {
       `keeps it (\`parseAgentRunRequest\` → \`prepareTurn\` → append → scripted answer), without HTTP. For the ${s.growthWindowTurns} ` +
       "user turns after each history length, every model call is timed: `prepareTurn`, appending the plan, `toModelRequest` over " +
       "the whole epoch, and each provider package's `serialize`, against the floor `JSON.stringify` of the body that `serialize` " +
-      "returned (the one O(history) step a provider call needs anyway). Medians; ratio = (prepare + append + project + serialise) ÷ stringify.",
+      "returned (the one O(history) step a provider call needs anyway). Medians; ratio = (prepare + append + project + serialise) ÷ stringify. " +
+      `The code is warm, as in a gateway that has served requests: an untimed ${growthWarmUpTurns}-turn session is replayed the same way first. ` +
+      "A young-generation GC runs before each measured request and a full one before each window (a full GC before every request " +
+      "would drop V8's inline-cache stubs and time the step after it several times slower than a gateway runs it).",
     "",
     markdownTable({
       header: [

@@ -395,3 +395,46 @@ describe("compileRequestContext of a parsed request's context", () => {
     }
   });
 });
+
+describe("compileRequestContext of a context sent again", () => {
+  function parsedContext(body: ReturnType<typeof loadAgentRunRequest>): RequestContextInput {
+    const parsed = parseAgentRunRequest(body);
+    if (!parsed.success) throw new Error("the fixture is valid");
+    return parsed.data.requestContext!;
+  }
+
+  it("returns the earlier result for an equal parsed context, and compiles a changed one", () => {
+    const body = loadAgentRunRequest();
+    const first = compileRequestContext(parsedContext(body));
+    // The next turn's request: a new parse of the same context.
+    expect(compileRequestContext(parsedContext(loadAgentRunRequest()))).toBe(first);
+    const changed = loadAgentRunRequest();
+    changed.requestContext.env = { ...changed.requestContext.env, os: "linux 6.18" };
+    const other = compileRequestContext(parsedContext(changed));
+    expect(other).not.toBe(first);
+    expect(other?.text).toContain("Operating system: linux 6.18");
+    expect(other).toEqual(compile(structuredClone(changed.requestContext)));
+  });
+
+  it("compiles a context that was not parsed by the request schema every time", () => {
+    const context = structuredClone(loadAgentRunRequest().requestContext);
+    const first = compileRequestContext(context);
+    const second = compileRequestContext(context);
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+  });
+
+  it("forgets the least recently used of more contexts than it keeps, and compiles it again alike", () => {
+    const variant = (os: string) => {
+      const body = loadAgentRunRequest();
+      body.requestContext.env = { ...body.requestContext.env, os };
+      return body;
+    };
+    const first = compileRequestContext(parsedContext(variant("os 0")));
+    for (let index = 1; index <= 4; index += 1)
+      compileRequestContext(parsedContext(variant(`os ${index}`)));
+    const again = compileRequestContext(parsedContext(variant("os 0")));
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+  });
+});

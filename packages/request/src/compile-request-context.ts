@@ -1,4 +1,4 @@
-import { canonicalJson, deepFreeze, sha256Hex } from "@cursor/run";
+import { canonicalJson, sha256Hex } from "@cursor/run";
 import { sortByKeys } from "./canonical-order.js";
 import { cursorPrompts } from "./cursor-prompts.js";
 import { renderAttributes } from "./escape-xml-attribute.js";
@@ -15,6 +15,8 @@ import type {
 } from "./request-context-schema.js";
 import { requestContextInputSchema } from "./request-context-schema.js";
 import { parseOrThrow } from "./validation-issues.js";
+import { RecentResults } from "./recent-results.js";
+import { SchemaOutputMarks } from "./schema-output-marks.js";
 
 /** The conversation-level context, ready for a `request-context:*` message. */
 export interface CompiledRequestContext {
@@ -216,13 +218,12 @@ function renderMcp(servers: readonly McpServerInput[]): string {
   });
 }
 
-// Request contexts this module's schema already produced (`parseAgentRunRequest`), deep-frozen
-// so they cannot have changed since: compiling one skips the second parse.
-const validContexts = new WeakSet<object>();
+// Request contexts the request schema already produced (`parseAgentRunRequest`).
+const validContexts = new SchemaOutputMarks<RequestContextInput>();
 
 /** Marks `context`, a fresh output of the request schema, as valid, and deep-freezes it. */
 export function rememberValidRequestContext(context: RequestContextInput): void {
-  validContexts.add(deepFreeze(context));
+  validContexts.remember(context);
 }
 
 /**
@@ -234,13 +235,37 @@ export function compileRequestContext(
   input: RequestContextInput | undefined,
 ): CompiledRequestContext | undefined {
   if (input === undefined) return undefined;
-  const context = validContexts.has(input)
+  const known = validContexts.has(input);
+  // A context already compiled (the same one, sent again with the next turn): its result. Only
+  // frozen contexts are compared (a parsed request's), so no stored entry can change later.
+  if (known) {
+    const recent = recentCompilations.get(input);
+    if (recent !== undefined) return recent.compiled;
+  }
+  const context = known
     ? input
     : parseOrThrow({
         schema: requestContextInputSchema,
         input,
         what: "request context",
       });
+  const compiled = render(context);
+  if (known && (compiled?.text.length ?? 0) <= maxRememberedTextLength) {
+    recentCompilations.set(input, { compiled });
+  }
+  return compiled;
+}
+
+// The last compilations (a gateway's conversations mostly send the same few contexts). Bounded
+// in count (a miss compares with each entry) and in size: a context whose text is longer than
+// this is compiled every time, so the entries hold at most a few MB.
+const recentCompilations = new RecentResults<
+  RequestContextInput,
+  { readonly compiled: CompiledRequestContext | undefined }
+>(4);
+const maxRememberedTextLength = 256 * 1024;
+
+function render(context: RequestContextInput): CompiledRequestContext | undefined {
   const templates = cursorPrompts.requestContextSections;
   const skills = context.skills ?? [];
   const sections = {

@@ -1,9 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { loadAgentRunRequest } from "./__fixtures__/load-fixture.js";
 import { agentModes } from "./agent-run-request-schema.js";
 import { compileUserTurnRuntime } from "./compile-user-turn-runtime.js";
 import { RequestValidationError } from "./errors.js";
+import { parseAgentRunRequest } from "./parse-agent-run-request.js";
 import type { UserMessageInput } from "./user-message-schema.js";
+import { userMessageInputSchema } from "./user-message-schema.js";
 
 const timestamp = "2026-11-29T10:00:00+01:00";
 
@@ -198,5 +200,58 @@ describe("compileUserTurnRuntime", () => {
         RequestValidationError.isInstance(error) && error.issues.map((issue) => issue.path),
       ).toEqual(["mode", "message.id", "timestamp", "timeZone"]);
     }
+  });
+});
+
+describe("compileUserTurnRuntime of a parsed request's user message", () => {
+  function parsedMessage(): UserMessageInput {
+    const parsed = parseAgentRunRequest(loadAgentRunRequest());
+    if (!parsed.success || parsed.data.action.type !== "user-message") {
+      throw new Error("the fixture is a valid user turn");
+    }
+    return parsed.data.action.message;
+  }
+
+  it("renders the message parseAgentRunRequest produced without parsing it again, to the same result", () => {
+    const message = parsedMessage();
+    // Frozen, so it cannot differ from what the schema produced.
+    expect(Object.isFrozen(message)).toBe(true);
+    expect(Object.isFrozen(message.selectedContext?.[0])).toBe(true);
+    // Inside the input's schema, the message schema runs as a part: its `run` is what a parse calls.
+    const parse = vi.spyOn(userMessageInputSchema._zod, "run");
+    try {
+      const input = { mode: "agent" as const, message, timestamp, timeZone: "Europe/Berlin" };
+      const compiled = compileUserTurnRuntime(input);
+      expect(parse).not.toHaveBeenCalled();
+      // A plain copy of the same message is parsed (inside the input's schema), and renders the same.
+      expect(
+        compileUserTurnRuntime({ ...input, message: structuredClone(fixtureMessage()) }),
+      ).toEqual(compiled);
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it("still checks the rest of the input when the message is known valid", () => {
+    const message = parsedMessage();
+    const call = () =>
+      compileUserTurnRuntime({
+        mode: "chat" as "agent",
+        message,
+        timestamp: "yesterday",
+        timeZone: "Moon/Base",
+      });
+    expect(call).toThrow(RequestValidationError);
+    try {
+      call();
+    } catch (error) {
+      expect(
+        RequestValidationError.isInstance(error) && error.issues.map((issue) => issue.path),
+      ).toEqual(["mode", "timestamp", "timeZone"]);
+    }
+    const extra = { mode: "agent", message, timestamp, surprise: 1 } as Parameters<
+      typeof compileUserTurnRuntime
+    >[0];
+    expect(() => compileUserTurnRuntime(extra)).toThrow(RequestValidationError);
   });
 });

@@ -14,6 +14,7 @@ import type {
   UserMessageInput,
 } from "./user-message-schema.js";
 import { userMessageInputSchema } from "./user-message-schema.js";
+import { SchemaOutputMarks } from "./schema-output-marks.js";
 import { parseOrThrow } from "./validation-issues.js";
 
 const userTurnRuntimeInputSchema = z.strictObject({
@@ -26,6 +27,30 @@ const userTurnRuntimeInputSchema = z.strictObject({
   timeZone: timeZoneSchema.optional(),
 });
 
+/** The input without its message: what is left to check when the message is known valid. */
+const userTurnClockSchema = userTurnRuntimeInputSchema.omit({ message: true });
+
+// User messages the request schema already produced (`parseAgentRunRequest`).
+const validUserMessages = new SchemaOutputMarks<UserMessageInput>();
+
+/** Marks `message`, a fresh output of the request schema, as valid, and deep-freezes it. */
+export function rememberValidUserMessage(message: UserMessageInput): void {
+  validUserMessages.remember(message);
+}
+
+function parseUserTurnInput(
+  input: UserTurnRuntimeInput,
+): z.output<typeof userTurnRuntimeInputSchema> {
+  const { message, ...clock } = input;
+  if (!validUserMessages.has(message)) {
+    return parseOrThrow({ schema: userTurnRuntimeInputSchema, input, what: "user turn" });
+  }
+  return {
+    ...parseOrThrow({ schema: userTurnClockSchema, input: clock, what: "user turn" }),
+    message,
+  };
+}
+
 export interface UserTurnRuntimeInput {
   readonly mode: AgentMode;
   readonly message: UserMessageInput;
@@ -37,11 +62,19 @@ export interface UserTurnRuntimeInput {
 
 /** Fixed tools the mode may call, in catalog order (MCP tools are never named here). */
 function fixedToolsForMode(mode: AgentMode): string {
-  return cursorPrompts.tools
-    .filter((tool) => tool.modes.includes(mode))
-    .map((tool) => tool.name)
-    .join(", ");
+  let names = fixedToolNames.get(mode);
+  if (names === undefined) {
+    names = cursorPrompts.tools
+      .filter((tool) => tool.modes.includes(mode))
+      .map((tool) => tool.name)
+      .join(", ");
+    fixedToolNames.set(mode, names);
+  }
+  return names;
 }
+
+// The prompt files do not change while the process runs: each mode's list is built once.
+const fixedToolNames = new Map<AgentMode, string>();
 
 /** File bodies stay verbatim: the model must see code exactly as it is. */
 function contentElement({
@@ -131,11 +164,7 @@ function renderActionContext(message: UserMessageInput): string {
  * and MCP data belong to the request context and never appear here.
  */
 export function compileUserTurnRuntime(input: UserTurnRuntimeInput): CompiledRuntime {
-  const { mode, message, timestamp, timeZone } = parseOrThrow({
-    schema: userTurnRuntimeInputSchema,
-    input,
-    what: "user turn",
-  });
+  const { mode, message, timestamp, timeZone } = parseUserTurnInput(input);
   const instant = typeof timestamp === "string" ? new Date(timestamp) : timestamp;
   const values = {
     ALLOWED_TOOLS: fixedToolsForMode(mode),

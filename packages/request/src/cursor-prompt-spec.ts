@@ -17,6 +17,11 @@ export const defaultModelDisplayName = "a large language model";
 /** Modes that may call MCP tools: their side effects are unknown, so read-only modes may not. */
 export const modesWithMcpTools: readonly AgentMode[] = ["agent", "debug"];
 
+// The fixed tools' modes, from the prompt files (built once: every model call asks).
+const fixedModes: ReadonlyMap<string, readonly AgentMode[]> = new Map(
+  cursorPrompts.tools.map((tool) => [tool.name, tool.modes]),
+);
+
 const cursorPromptSpecInputSchema = z.strictObject({
   modelDisplayName: nameSchema.optional(),
   mcpServers: boundedList(mcpServerInputSchema).optional(),
@@ -74,7 +79,6 @@ export function createCursorPromptSpec(input: CursorPromptSpecInput = {}): Promp
  */
 export function allowedToolsForMode(mode: AgentMode, promptSpec: PromptSpec): string[] {
   const parsedMode = parseOrThrow({ schema: agentModeSchema, input: mode, what: "mode" });
-  const fixedModes = new Map(cursorPrompts.tools.map((tool) => [tool.name, tool.modes]));
   return promptSpec.tools
     .filter((tool) => {
       const modes = fixedModes.get(tool.name);

@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatTimestamp } from "./format-timestamp.js";
+import { formatTimestamp, formatTimestampFromParts } from "./format-timestamp.js";
 
 describe("formatTimestamp", () => {
   it.each([
@@ -13,5 +14,76 @@ describe("formatTimestamp", () => {
     ["0050-06-01T12:00:00Z", "UTC", "Wednesday, 0050-06-01 12:00 UTC+00:00"],
   ])("renders %s in %s as %s", (instant, timeZone, expected) => {
     expect(formatTimestamp({ instant: new Date(instant), timeZone })).toBe(expected);
+  });
+});
+
+describe("formatTimestamp read from the formatted text", () => {
+  const zones = [
+    "UTC",
+    "Europe/Berlin",
+    "America/New_York",
+    "America/St_Johns",
+    "Asia/Kathmandu",
+    "Australia/Lord_Howe",
+    "Pacific/Apia",
+    "Pacific/Chatham",
+    "Africa/Monrovia",
+    "Etc/GMT-14",
+    "America/Sao_Paulo",
+  ];
+
+  it("renders exactly what formatToParts gives, in every zone, at any instant from year 1 to 9999", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(1, 0, 1), max: Date.UTC(9999, 11, 31, 23, 59, 59) }),
+        fc.constantFrom(...zones),
+        (ms, timeZone) => {
+          const instant = new Date(ms);
+          expect(formatTimestamp({ instant, timeZone })).toBe(
+            formatTimestampFromParts({ instant, timeZone }),
+          );
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("matches formatToParts through this decade, and at each second around its clock changes", () => {
+    const changes = [
+      "2026-03-29T01:00:00Z",
+      "2026-10-25T01:00:00Z",
+      "2026-03-08T07:00:00Z",
+      "2026-11-01T06:00:00Z",
+      "2026-04-05T15:00:00Z",
+      "2026-10-04T15:30:00Z",
+    ].map((text) => Date.parse(text));
+    for (const timeZone of zones) {
+      const instants: number[] = [];
+      for (
+        let ms = Date.UTC(2024, 0, 1);
+        ms < Date.UTC(2030, 0, 1);
+        ms += 5 * 3_600_000 + 1_033_000
+      ) {
+        instants.push(ms);
+      }
+      for (const change of changes) {
+        for (let second = -90; second <= 90; second += 1) instants.push(change + second * 1000);
+      }
+      for (const ms of instants) {
+        const instant = new Date(ms);
+        const fast = formatTimestamp({ instant, timeZone });
+        if (fast !== formatTimestampFromParts({ instant, timeZone })) {
+          expect.fail(`${instant.toISOString()} in ${timeZone}: ${fast}`);
+        }
+      }
+    }
+  });
+
+  it("falls back to formatToParts for a year before 1, which carries an era", () => {
+    const instant = new Date(Date.UTC(0, 5, 1, 12));
+    instant.setUTCFullYear(0);
+    expect(formatTimestamp({ instant, timeZone: "UTC" })).toBe(
+      formatTimestampFromParts({ instant, timeZone: "UTC" }),
+    );
   });
 });

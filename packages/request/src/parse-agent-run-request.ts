@@ -2,6 +2,7 @@ import type { ValidationIssue } from "./errors.js";
 import type { AgentRunRequest } from "./agent-run-request-schema.js";
 import { agentRunRequestSchema } from "./agent-run-request-schema.js";
 import { rememberValidRequestContext } from "./compile-request-context.js";
+import { rememberValidUserMessage } from "./compile-user-turn-runtime.js";
 import { toValidationIssues } from "./validation-issues.js";
 
 export type ParseAgentRunRequestResult =
@@ -21,6 +22,10 @@ export function parseAgentRunRequest(input: unknown): ParseAgentRunRequestResult
     // and known as valid, it is not parsed a second time.
     if (result.data.requestContext !== undefined) {
       rememberValidRequestContext(result.data.requestContext);
+    }
+    // Its user message is rendered into the turn's runtime message next: the same.
+    if (result.data.action.type === "user-message") {
+      rememberValidUserMessage(result.data.action.message);
     }
     return { success: true, data: result.data };
   }
