@@ -149,4 +149,28 @@ describe("allowedToolsForMode", () => {
   it("rejects an unknown mode", () => {
     expect(() => allowedToolsForMode("chat" as "agent", spec)).toThrow(RequestValidationError);
   });
+
+  it("hands out a fresh list each call: changing one never changes the next", () => {
+    const first = allowedToolsForMode("ask", spec);
+    first.push("shell");
+    first.splice(0, 1);
+    expect(allowedToolsForMode("ask", spec)).toEqual([
+      "read_file",
+      "list_directory",
+      "glob",
+      "grep",
+      "read_lints",
+      "ask_question",
+      "web_search",
+      "web_fetch",
+    ]);
+  });
+
+  it("reads a spec that is not frozen every time", () => {
+    const open = { ...spec, tools: [...spec.tools] };
+    expect(allowedToolsForMode("agent", open)).not.toContain("ping");
+    open.tools.push({ name: "ping", description: "", inputSchema: { type: "object" } });
+    expect(allowedToolsForMode("agent", open)).toContain("ping");
+    expect(allowedToolsForMode("ask", open)).not.toContain("ping");
+  });
 });

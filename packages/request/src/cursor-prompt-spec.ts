@@ -79,12 +79,30 @@ export function createCursorPromptSpec(input: CursorPromptSpecInput = {}): Promp
  */
 export function allowedToolsForMode(mode: AgentMode, promptSpec: PromptSpec): string[] {
   const parsedMode = parseOrThrow({ schema: agentModeSchema, input: mode, what: "mode" });
-  return promptSpec.tools
-    .filter((tool) => {
-      const modes = fixedModes.get(tool.name);
-      return modes === undefined
-        ? modesWithMcpTools.includes(parsedMode)
-        : modes.includes(parsedMode);
-    })
-    .map((tool) => tool.name);
+  // A prompt spec `createPromptSpec` made is frozen and shared by the conversations with its MCP
+  // servers, and every model call asks: its lists are made once per mode. (Any other spec, whose
+  // tools could still change, is read every time.)
+  const frozen = Object.isFrozen(promptSpec) && Object.isFrozen(promptSpec.tools);
+  let byMode = frozen ? allowedToolsBySpec.get(promptSpec) : undefined;
+  if (frozen && byMode === undefined) {
+    byMode = new Map();
+    allowedToolsBySpec.set(promptSpec, byMode);
+  }
+  let names = byMode?.get(parsedMode);
+  if (names === undefined) {
+    names = Object.freeze(
+      promptSpec.tools
+        .filter((tool) => {
+          const modes = fixedModes.get(tool.name);
+          return modes === undefined
+            ? modesWithMcpTools.includes(parsedMode)
+            : modes.includes(parsedMode);
+        })
+        .map((tool) => tool.name),
+    );
+    byMode?.set(parsedMode, names);
+  }
+  return [...names];
 }
+
+const allowedToolsBySpec = new WeakMap<PromptSpec, Map<AgentMode, readonly string[]>>();

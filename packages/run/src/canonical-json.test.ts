@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, canonicalizeJsonValue } from "./canonical-json.js";
+import { canonicalJson, canonicalizeJsonValue, sha256Hex } from "./canonical-json.js";
 import { canonicalMessageSchema } from "./canonical-message.js";
 import { createAssistantMessage } from "./message-builders.js";
 import { createPromptSpec } from "./prompt-spec.js";
@@ -37,5 +37,16 @@ describe("JSON values with a key named __proto__", () => {
     const message = createAssistantMessage({ runId: "r", step: 0, text: "t", replay });
     const parsed = canonicalMessageSchema.parse(message);
     expect(canonicalJson(parsed)).toBe(canonicalJson(message));
+  });
+});
+
+describe("sha256Hex", () => {
+  it("gives the SHA-256 of a text's UTF-8 bytes and of bytes, as lowercase hex", () => {
+    // FIPS 180-2 test vector.
+    const abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    expect(sha256Hex("abc")).toBe(abc);
+    expect(sha256Hex(new TextEncoder().encode("abc"))).toBe(abc);
+    expect(sha256Hex("é")).toBe(sha256Hex(new Uint8Array([0xc3, 0xa9])));
+    expect(sha256Hex("")).toBe("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   });
 });
