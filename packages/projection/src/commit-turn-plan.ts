@@ -41,6 +41,9 @@ export function commitTurnPlan({
       message: `the plan was made for epoch ${plan.epoch}, the history is at epoch ${head.history.epoch}`,
     });
   }
-  head.history.append(plan.initialMessages);
+  // The messages `history.check` validated, hashed and froze when the plan was made: appending
+  // them costs neither a parse nor a hash (the initial messages they came from would, again).
+  // The ones left out were already in the history: appending them would change nothing.
+  head.history.append(plan.appended);
   return recordTurnPlan({ head, plan });
 }
