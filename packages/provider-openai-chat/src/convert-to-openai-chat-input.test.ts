@@ -157,4 +157,67 @@ describe("convertToOpenAIChatInput", () => {
     expect(JSON.stringify(convert(unfrozen))).toBe(JSON.stringify(convert(project(4))));
     expect(convert(unfrozen).messages[1]).not.toBe(second[1]);
   });
+
+  it("keeps a round's image message in place as the history grows, converting only what was added", () => {
+    const image = { type: "image", mimeType: "image/png", data: "AA==" } as const;
+    const history = deepFreeze([
+      createUserMessage({ id: "user:1", content: [{ type: "text", text: "Shoot." }] }),
+      createAssistantMessage({
+        runId: "r",
+        step: 0,
+        toolCalls: [
+          { index: 0, callId: "c1", name: "shot", arguments: "{}" },
+          { index: 1, callId: "c2", name: "shot", arguments: "{}" },
+        ],
+      }),
+      createToolResultMessage({ callId: "c1", name: "shot", content: "one", image }),
+      createToolResultMessage({ callId: "c2", name: "shot", content: "two", image }),
+      createAssistantMessage({ runId: "r", step: 1, text: "Two shots." }),
+      createUserMessage({ id: "user:2", content: [{ type: "text", text: "Again." }] }),
+    ]);
+    const convert = (count: number) =>
+      convertToOpenAIChatInput({
+        instructions: "Be brief.",
+        messages: toModelRequest({
+          conversationId: "c",
+          model: "m",
+          promptSpec,
+          messages: history.slice(0, count),
+        }).messages,
+        systemRole: "system",
+        replayReasoningContent: false,
+      });
+    const atRound = convert(4);
+    const later = convert(6);
+    expect(later.messages.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "user",
+      "assistant",
+      "user",
+    ]);
+    // Byte for byte the same prefix, the round's image message included.
+    expect(JSON.stringify(later.messages.slice(0, atRound.messages.length))).toBe(
+      JSON.stringify(atRound.messages),
+    );
+    expect(later.messages[5]).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "Image returned by tool call c1 (shot):" },
+        { type: "image_url", image_url: { url: "data:image/png;base64,AA==" } },
+        { type: "text", text: "Image returned by tool call c2 (shot):" },
+        { type: "image_url", image_url: { url: "data:image/png;base64,AA==" } },
+      ],
+    });
+    expect(later.warnings.map((warning) => warning.path)).toEqual([
+      "messages[2].image",
+      "messages[3].image",
+    ]);
+    // The tool messages are the very objects of the earlier call.
+    expect(later.messages[3]).toBe(atRound.messages[3]);
+    expect(later.messages[4]).toBe(atRound.messages[4]);
+  });
 });

@@ -1,9 +1,11 @@
 import type { ModelMessage, Warning } from "@cursor/run";
-import { InvalidHistoryError, deepFreeze } from "@cursor/run";
-import type { OpenAIChatMessage } from "./openai-chat-api.js";
+import { InvalidHistoryError, deepFreeze, SequenceMemo } from "@cursor/run";
+import type { OpenAIChatMessage, OpenAIChatUserContentPart } from "./openai-chat-api.js";
 import { convertOpenAIChatAssistantMessage } from "./convert-openai-chat-assistant-message.js";
-import type { IndexedToolMessage } from "./convert-openai-chat-tool-messages.js";
-import { convertOpenAIChatToolMessages } from "./convert-openai-chat-tool-messages.js";
+import {
+  convertOpenAIChatToolMessage,
+  roundImageMessage,
+} from "./convert-openai-chat-tool-messages.js";
 import { convertOpenAIChatUserMessage } from "./convert-openai-chat-user-message.js";
 
 export type OpenAIChatSystemRole = "system" | "developer";
@@ -15,61 +17,72 @@ export interface ConvertToOpenAIChatInputOptions {
   readonly replayReasoningContent: boolean;
 }
 
-interface Converted {
-  /** The history messages it was made from (a tool round: all of them) and the first's index. */
-  readonly from: readonly ModelMessage[];
-  readonly index: number;
-  readonly replayReasoningContent: boolean;
-  readonly messages: readonly OpenAIChatMessage[];
-  readonly warnings: readonly Warning[];
+/** A message whose conversion warned or carries a tool image: those are held with it. */
+class ConvertedWithExtras {
+  constructor(
+    readonly message: OpenAIChatMessage,
+    readonly warnings: readonly Warning[],
+    readonly imageParts: readonly OpenAIChatUserContentPart[],
+  ) {}
 }
 
-// Wire messages depend only on their (frozen) history messages, their index (warnings name it)
-// and the reasoning setting, so each is converted once and shared, frozen, by every later body:
-// a call converts only what the history added since the previous one. Keyed by the first
-// history message it was made from.
-const converted = new WeakMap<ModelMessage, Converted>();
+type HeldConversion = OpenAIChatMessage | ConvertedWithExtras;
 
-function convertOnce({
-  from,
+// Each history message becomes one wire message that depends only on that (frozen) message, its
+// index (warnings name it) and the reasoning setting, so it is converted once and shared, frozen,
+// by every later body: a call converts only what the history added since the previous one. The
+// memo lives as long as the conversation's head, so it is held at the least heap: per
+// conversation (`SequenceMemo`: two pointers per message), the wire message itself unless it
+// warned or has a tool image; one memo per reasoning setting (a value may depend on its message
+// and index only).
+const memos = {
+  replay: new SequenceMemo<ModelMessage, HeldConversion>(),
+  plain: new SequenceMemo<ModelMessage, HeldConversion>(),
+};
+
+function convertMessage({
+  message,
   index,
   replayReasoningContent,
-  convert,
 }: {
-  from: readonly ModelMessage[];
+  message: ModelMessage;
   index: number;
   replayReasoningContent: boolean;
-  convert: () => { messages: OpenAIChatMessage[]; warnings: Warning[] };
-}): Converted {
-  const key = from[0]!;
-  const cached = converted.get(key);
-  if (
-    cached !== undefined &&
-    cached.index === index &&
-    cached.replayReasoningContent === replayReasoningContent &&
-    cached.from.length === from.length &&
-    cached.from.every((message, at) => message === from[at])
-  ) {
-    return cached;
+}): HeldConversion {
+  switch (message.role) {
+    case "user":
+      return deepFreeze(convertOpenAIChatUserMessage(message));
+    case "assistant": {
+      const made = convertOpenAIChatAssistantMessage({
+        message,
+        path: `messages[${index}]`,
+        replayReasoningContent,
+      });
+      const wire = deepFreeze(made.message);
+      return made.warnings.length === 0 ? wire : new ConvertedWithExtras(wire, made.warnings, []);
+    }
+    case "tool": {
+      const made = convertOpenAIChatToolMessage({ message, index });
+      const wire = deepFreeze(made.message);
+      return made.imageParts.length === 0 && made.warnings.length === 0
+        ? wire
+        : new ConvertedWithExtras(wire, made.warnings, deepFreeze([...made.imageParts]));
+    }
+    default: {
+      const exhaustive: never = message;
+      throw new InvalidHistoryError({
+        message: `unknown model message ${JSON.stringify(exhaustive)}`,
+      });
+    }
   }
-  const made = convert();
-  const entry: Converted = {
-    from: [...from],
-    index,
-    replayReasoningContent,
-    messages: deepFreeze(made.messages),
-    warnings: made.warnings,
-  };
-  // Only frozen messages are known never to change under their cached wire form.
-  if (from.every((message) => Object.isFrozen(message))) converted.set(key, entry);
-  return entry;
 }
 
 /**
  * The Chat `messages` list: the instructions as one system (or developer) message, then the
- * history in order. Each wire message depends only on its own history message (a tool round's
- * image message on its complete round), so the list for turn N is a prefix of turn N+1's. Wire
- * messages are frozen and shared between calls.
+ * history in order. Each wire message depends only on its own history message, and a tool
+ * round's image message (the images of its results, after its last tool message) only on its
+ * complete round, so the list for turn N is a prefix of turn N+1's. Wire messages are frozen and
+ * shared between calls.
  */
 export function convertToOpenAIChatInput({
   instructions,
@@ -83,65 +96,28 @@ export function convertToOpenAIChatInput({
       : { role: "developer", content: instructions },
   ];
   const warnings: Warning[] = [];
-  const add = (entry: Converted) => {
-    for (const message of entry.messages) chatMessages.push(message);
-    for (const warning of entry.warnings) warnings.push(warning);
+  const memo = replayReasoningContent ? memos.replay : memos.plain;
+  const held = memo.map(messages, (message, index) =>
+    convertMessage({ message, index, replayReasoningContent }),
+  );
+  // The open tool round's images: sent after its last tool message, before the next message.
+  let roundImages: OpenAIChatUserContentPart[] = [];
+  const closeRound = () => {
+    const imageMessage = roundImageMessage(roundImages);
+    if (imageMessage !== undefined) chatMessages.push(deepFreeze(imageMessage));
+    roundImages = [];
   };
-  let round: IndexedToolMessage[] = [];
-  const flushRound = () => {
-    if (round.length === 0) return;
-    const members = round;
-    add(
-      convertOnce({
-        from: members.map(({ message }) => message),
-        index: members[0]!.index,
-        replayReasoningContent,
-        convert: () => convertOpenAIChatToolMessages(members),
-      }),
-    );
-    round = [];
-  };
-  messages.forEach((message, index) => {
-    if (message.role !== "tool") flushRound();
-    switch (message.role) {
-      case "user":
-        add(
-          convertOnce({
-            from: [message],
-            index,
-            replayReasoningContent,
-            convert: () => ({ messages: [convertOpenAIChatUserMessage(message)], warnings: [] }),
-          }),
-        );
-        break;
-      case "assistant":
-        add(
-          convertOnce({
-            from: [message],
-            index,
-            replayReasoningContent,
-            convert: () => {
-              const made = convertOpenAIChatAssistantMessage({
-                message,
-                path: `messages[${index}]`,
-                replayReasoningContent,
-              });
-              return { messages: [made.message], warnings: [...made.warnings] };
-            },
-          }),
-        );
-        break;
-      case "tool":
-        round.push({ message, index });
-        break;
-      default: {
-        const exhaustive: never = message;
-        throw new InvalidHistoryError({
-          message: `unknown model message ${JSON.stringify(exhaustive)}`,
-        });
-      }
+  for (let index = 0; index < held.length; index += 1) {
+    if (messages[index]!.role !== "tool" && roundImages.length > 0) closeRound();
+    const value = held[index]!;
+    if (!(value instanceof ConvertedWithExtras)) {
+      chatMessages.push(value);
+      continue;
     }
-  });
-  flushRound();
+    chatMessages.push(value.message);
+    for (const warning of value.warnings) warnings.push(warning);
+    for (const part of value.imageParts) roundImages.push(part);
+  }
+  closeRound();
   return { messages: chatMessages, warnings };
 }

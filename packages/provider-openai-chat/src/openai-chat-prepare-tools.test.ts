@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { deepFreeze } from "@cursor/run";
 import type { ToolSpec } from "@cursor/run";
 import { prepareOpenAIChatTools } from "./openai-chat-prepare-tools.js";
 
@@ -54,5 +55,21 @@ describe("prepareOpenAIChatTools", () => {
 
   it("sends nothing without tools (the API rejects an empty list)", () => {
     expect(prepareOpenAIChatTools({ tools: [], allowedTools: [] })).toEqual({ warnings: [] });
+  });
+
+  it("converts a frozen tool once and shares its wire form; an unfrozen one every time", () => {
+    const frozen = deepFreeze(structuredClone(tools));
+    const first = prepareOpenAIChatTools({ tools: frozen }).tools!;
+    const second = prepareOpenAIChatTools({ tools: frozen }).tools!;
+    first.forEach((tool, index) => expect(second[index]).toBe(tool));
+    expect(Object.isFrozen(first[0]!.function)).toBe(true);
+    expect(first).toEqual(functionTools);
+    const open = structuredClone(tools);
+    const a = prepareOpenAIChatTools({ tools: open }).tools!;
+    open[0]!.description = "Read a file.";
+    const b = prepareOpenAIChatTools({ tools: open }).tools!;
+    expect(b[0]!.function.description).toBe("Read a file.");
+    expect(a[0]).not.toBe(b[0]);
+    expect(Object.isFrozen(open[0]!.inputSchema)).toBe(false);
   });
 });

@@ -8,6 +8,23 @@ export interface PrepareOpenAIChatToolsResult {
   readonly warnings: Warning[];
 }
 
+// A prompt spec's tools are frozen and the same objects on every turn: each converts once.
+const convertedTools = new WeakMap<ToolSpec, OpenAIChatFunctionTool>();
+
+function convertTool(tool: ToolSpec): OpenAIChatFunctionTool {
+  const cached = convertedTools.get(tool);
+  if (cached !== undefined) return cached;
+  const fn = { name: tool.name, description: tool.description, parameters: tool.inputSchema };
+  // Only a frozen tool (its schema frozen with it) is known never to change under its wire form.
+  if (!Object.isFrozen(tool)) return { type: "function", function: fn };
+  const converted: OpenAIChatFunctionTool = Object.freeze({
+    type: "function",
+    function: Object.freeze(fn),
+  });
+  convertedTools.set(tool, converted);
+  return converted;
+}
+
 /**
  * The full tool catalog on every turn (it is part of the cached prefix), in catalog order with
  * schemas as given (already canonical). A mode's restriction goes into `tool_choice` as
@@ -36,10 +53,7 @@ export function prepareOpenAIChatTools({
     });
   }
   if (tools.length === 0) return { warnings };
-  const chatTools = tools.map((tool): OpenAIChatFunctionTool => ({
-    type: "function",
-    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
-  }));
+  const chatTools = tools.map(convertTool);
   if (allowedTools === undefined) return { tools: chatTools, warnings };
   const allowed = new Set(allowedTools);
   const permitted = tools.filter((tool) => allowed.has(tool.name));

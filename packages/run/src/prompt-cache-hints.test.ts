@@ -26,6 +26,14 @@ describe("promptCacheKeyDigest", () => {
     // Moving text between scope and id gives another digest.
     expect(digest("b", "a:")).not.toBe(digest(":b", "a"));
   });
+
+  it("gives the same digest when asked again, also after more conversations than it keeps", () => {
+    const first = digest("conv-again");
+    for (let index = 0; index < 5000; index += 1) digest(`conv-${index}`);
+    expect(digest("conv-again")).toBe(first);
+    expect(digest("conv-again")).toBe(sha256Hex("ns:conv-again"));
+    expect(digest("conv-4999")).toBe(sha256Hex("ns:conv-4999"));
+  });
 });
 
 describe("toWirePromptCacheRetention", () => {

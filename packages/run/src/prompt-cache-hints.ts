@@ -81,5 +81,19 @@ export function promptCacheKeyDigest({
     cacheScope === undefined
       ? [namespace, conversationId]
       : [namespace, "scoped", JSON.stringify([cacheScope, conversationId])];
-  return sha256Hex(parts.join(separator));
+  const text = parts.join(separator);
+  // Asked on every model call of a conversation, always with the same answer: the last few
+  // thousand are kept (a bounded map, oldest out first) instead of hashing each time.
+  let digest = cacheKeyDigests.get(text);
+  if (digest === undefined) {
+    digest = sha256Hex(text);
+    if (cacheKeyDigests.size >= maxCacheKeyDigests) {
+      cacheKeyDigests.delete(cacheKeyDigests.keys().next().value!);
+    }
+    cacheKeyDigests.set(text, digest);
+  }
+  return digest;
 }
+
+const cacheKeyDigests = new Map<string, string>();
+const maxCacheKeyDigests = 4096;
