@@ -1,3 +1,4 @@
+import { deepFreeze } from "@cursor/run";
 import { describe, expect, it } from "vitest";
 import { prepareAnthropicTools } from "./anthropic-prepare-tools.js";
 
@@ -46,5 +47,29 @@ describe("prepareAnthropicTools", () => {
         path: "tools[0].inputSchema",
       },
     ]);
+  });
+
+  it("converts a frozen tool once per place, and an unfrozen one every time", () => {
+    const text = deepFreeze({ name: "s", description: "S", inputSchema: { type: "string" } });
+    const read = deepFreeze({ name: "r", description: "R", inputSchema: { type: "object" } });
+    const first = prepareAnthropicTools({ tools: [read, text] });
+    const second = prepareAnthropicTools({ tools: [read, text] });
+    expect(second.tools[0]).toBe(first.tools[0]);
+    expect(second.tools[1]).toBe(first.tools[1]);
+    expect(second.warnings.map((warning) => warning.path)).toEqual(["tools[1].inputSchema"]);
+    // At another index its warning names that index.
+    expect(prepareAnthropicTools({ tools: [text] }).warnings.map((w) => w.path)).toEqual([
+      "tools[0].inputSchema",
+    ]);
+    const open = { name: "o", description: "O", inputSchema: { type: "object" } };
+    const before = prepareAnthropicTools({ tools: [open] }).tools[0];
+    open.description = "Other";
+    expect(prepareAnthropicTools({ tools: [open] }).tools[0]).toEqual({
+      name: "o",
+      description: "Other",
+      input_schema: { type: "object" },
+    });
+    expect(before?.description).toBe("O");
+    expect(Object.isFrozen(open.inputSchema)).toBe(false);
   });
 });

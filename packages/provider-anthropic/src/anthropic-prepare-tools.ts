@@ -1,4 +1,5 @@
-import type { JsonValue, ModelRequest, Warning } from "@cursor/run";
+import { deepFreeze } from "@cursor/run";
+import type { JsonValue, ModelRequest, ToolSpec, Warning } from "@cursor/run";
 import type { AnthropicTool, AnthropicToolInputSchema } from "./anthropic-api.js";
 
 /**
@@ -18,14 +19,40 @@ export function prepareAnthropicTools(request: Pick<ModelRequest, "tools">): {
 } {
   const warnings: Warning[] = [];
   const tools = request.tools.map((tool, index): AnthropicTool => {
-    const { schema, warning } = toInputSchema({
-      inputSchema: tool.inputSchema,
-      path: `tools[${index}].inputSchema`,
-    });
-    if (warning !== undefined) warnings.push(warning);
-    return { name: tool.name, description: tool.description, input_schema: schema };
+    const converted = convertTool(tool, index);
+    if (converted.warning !== undefined) warnings.push(converted.warning);
+    return converted.tool;
   });
   return { tools, warnings };
+}
+
+interface ConvertedTool {
+  readonly index: number;
+  readonly tool: AnthropicTool;
+  readonly warning?: Warning | undefined;
+}
+
+// A prompt spec's tools are frozen and the same objects at the same places on every turn: each
+// converts once (its warning names its index, so a tool met at another index converts again).
+const convertedTools = new WeakMap<ToolSpec, ConvertedTool>();
+
+function convertTool(tool: ToolSpec, index: number): ConvertedTool {
+  const cached = convertedTools.get(tool);
+  if (cached !== undefined && cached.index === index) return cached;
+  const { schema, warning } = toInputSchema({
+    inputSchema: tool.inputSchema,
+    path: `tools[${index}].inputSchema`,
+  });
+  const converted: AnthropicTool = {
+    name: tool.name,
+    description: tool.description,
+    input_schema: schema,
+  };
+  // Only a frozen tool (its schema frozen with it) is known never to change under its wire form.
+  if (!Object.isFrozen(tool)) return { index, tool: converted, warning };
+  const held: ConvertedTool = { index, tool: deepFreeze(converted), warning };
+  convertedTools.set(tool, held);
+  return held;
 }
 
 /**
