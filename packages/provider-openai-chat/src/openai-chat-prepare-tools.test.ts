@@ -66,7 +66,7 @@ describe("prepareOpenAIChatTools", () => {
     expect(first).toEqual(functionTools);
     const open = structuredClone(tools);
     const a = prepareOpenAIChatTools({ tools: open }).tools!;
-    open[0]!.description = "Read a file.";
+    (open[0] as { description: string }).description = "Read a file.";
     const b = prepareOpenAIChatTools({ tools: open }).tools!;
     expect(b[0]!.function.description).toBe("Read a file.");
     expect(a[0]).not.toBe(b[0]);
