@@ -5,6 +5,7 @@ import { tokenHeaderSchema, tokenSegmentSize } from "./token-header.js";
 import type { TokenHeader } from "./token-header.js";
 import { encodeSegmentContent } from "./token-segment.js";
 import type { SegmentBlob } from "./token-segment.js";
+import { packIds, unpackIds } from "./packed-ids.js";
 
 /** What the cache did since it was created: how much work re-encoding actually saved. */
 export interface CheckpointEncodeCacheStats {
@@ -65,7 +66,10 @@ export interface EncodedSegment extends SegmentName {
 /** A segment without its bytes (released: see `CheckpointEncodeCache.releaseParts`). */
 interface SegmentName {
   readonly kind: SegmentKind;
-  readonly ids: readonly string[];
+  /** The blob ids it holds, packed (`packIds`; `segmentIds` gives them back as hex). */
+  readonly packedIds: Buffer;
+  /** How many blobs it holds. */
+  readonly count: number;
   /** SHA-256 hex of the compressed bytes. */
   readonly digest: string;
   readonly compressedLength: number;
@@ -207,7 +211,8 @@ export class SegmentStore {
     const compressed = deflateRawSync(content);
     const segment: EncodedSegment = {
       kind,
-      ids: [...ids],
+      packedIds: packIds(ids),
+      count: ids.length,
       part: encodeBase64Url(compressed),
       digest: sha256Hex(compressed),
       compressedLength: compressed.byteLength,
@@ -272,12 +277,17 @@ export class SegmentStore {
 }
 
 /**
- * What a held segment costs: its base64url part and its key (one byte a character), the ids
- * array (a pointer each: the strings are the messages' own digests) and the object around them.
+ * What a held segment costs: its base64url part and its key (one byte a character), its packed
+ * ids (32 bytes each) and the objects around them.
  */
 function segmentCost(key: string, segment: EncodedSegment | SegmentName): number {
   const part = hasPart(segment) ? segment.part.length : 0;
-  return part + key.length + segment.digest.length + 8 * segment.ids.length + 160;
+  return part + key.length + segment.digest.length + segment.packedIds.byteLength + 240;
+}
+
+/** The blob ids of a segment, in order, as lowercase hex. */
+export function segmentIds(segment: EncodedSegment): string[] {
+  return unpackIds(segment.packedIds);
 }
 
 function hasPart(segment: EncodedSegment | SegmentName): segment is EncodedSegment {
