@@ -75,8 +75,11 @@ interface SegmentName {
   readonly compressedLength: number;
   /** Decompressed length. */
   readonly size: number;
-  /** Message segments: head digest before the segment → head digest after it (memo). */
-  readonly chains: Map<string, string>;
+  /**
+   * Message segments: head digests before the segment and after it, in pairs (a memo of at most
+   * `maxChainMemos` pairs; an array, not a Map: a long history keeps a segment per 32 messages).
+   */
+  readonly chains: string[];
 }
 
 const maxChainMemos = 4;
@@ -217,7 +220,7 @@ export class SegmentStore {
       digest: sha256Hex(compressed),
       compressedLength: compressed.byteLength,
       size: content.byteLength,
-      chains: new Map(),
+      chains: [],
     };
     this.#segmentsCompressed += 1;
     this.#bytesCompressed += content.byteLength;
@@ -252,8 +255,9 @@ export class SegmentStore {
 
   /** Remembers the head digest a segment chains to from `before`. */
   rememberChain(segment: EncodedSegment, before: string, after: string): void {
-    if (segment.chains.size >= maxChainMemos) segment.chains.clear();
-    segment.chains.set(before, after);
+    if (chainedHead(segment, before) === after) return;
+    if (segment.chains.length >= 2 * maxChainMemos) segment.chains.length = 0;
+    segment.chains.push(before, after);
   }
 
   #insert(key: string, segment: EncodedSegment): void {
@@ -283,6 +287,13 @@ export class SegmentStore {
 function segmentCost(key: string, segment: EncodedSegment | SegmentName): number {
   const part = hasPart(segment) ? segment.part.length : 0;
   return part + key.length + segment.digest.length + segment.packedIds.byteLength + 240;
+}
+
+/** The head digest a segment chains to from `before`, if remembered. */
+export function chainedHead(segment: EncodedSegment, before: string): string | undefined {
+  const { chains } = segment;
+  for (let at = 0; at < chains.length; at += 2) if (chains[at] === before) return chains[at + 1];
+  return undefined;
 }
 
 /** The blob ids of a segment, in order, as lowercase hex. */

@@ -3,7 +3,7 @@ import { parseStateEnvelope } from "./checkpoint-state.js";
 import type { CheckpointState } from "./checkpoint-state.js";
 import { CheckpointError } from "./checkpoint-error.js";
 import { canonicalBytes, messageContentId, turnContentId } from "./content-id.js";
-import { segmentIds, segmentStoreOf } from "./encode-cache.js";
+import { chainedHead, segmentIds, segmentStoreOf } from "./encode-cache.js";
 import type {
   CheckpointEncodeCache,
   EncodedSegment,
@@ -55,7 +55,7 @@ export function encodeCheckpoint({
       store.segmentOfObjects("m", items) ??
       encodeSegment({ store, kind: "m", start, items, contentId: messageContentId });
     const before = head;
-    head = segment.chains.get(before) ?? chainDigests(before, segmentIds(segment));
+    head = chainedHead(segment, before) ?? chainDigests(before, segmentIds(segment));
     store.rememberChain(segment, before, head);
     segments.push(segment);
   }

@@ -141,9 +141,17 @@ export class HistoryLog {
     const message = this.#messages[index];
     return message !== undefined && "eventId" in message ? message.eventId : undefined;
   });
+  /**
+   * Call id → index of the tool result that answered it. With `#pendingCalls` it says which call
+   * ids the epoch has used (every call of the epoch is pending or answered by one result): a
+   * position index instead of a Set holding every call id.
+   */
+  #byResultCallId = new PositionIndex((index) => {
+    const message = this.#messages[index];
+    return message?.kind === "tool-result" ? message.callId : undefined;
+  });
   #head: string;
   #pendingCalls = new Map<string, PendingToolCall>();
-  #callIds = new Set<string>();
   #latestRequestContextIndex = -1;
   /**
    * Whether this log becomes the digest holder of the messages it commits (see `knownDigests`):
@@ -278,7 +286,7 @@ export class HistoryLog {
     this.#byEventId = next.#byEventId;
     this.#head = next.#head;
     this.#pendingCalls = next.#pendingCalls;
-    this.#callIds = next.#callIds;
+    this.#byResultCallId = next.#byResultCallId;
     this.#latestRequestContextIndex = next.#latestRequestContextIndex;
     return this.#result();
   }
@@ -378,7 +386,7 @@ export class HistoryLog {
     if (message.kind === "assistant") {
       checkToolCalls(message);
       for (const call of message.toolCalls) {
-        if (this.#callIds.has(call.callId) || pending.has(call.callId)) {
+        if (this.#callUsed(call.callId) || pending.has(call.callId)) {
           throw new InvalidHistoryError({
             message: `assistant ${message.id} reuses tool call id ${call.callId}`,
             messageId: message.id,
@@ -387,6 +395,11 @@ export class HistoryLog {
         pending.set(call.callId, { ...call, assistantId: message.id });
       }
     }
+  }
+
+  /** Has a committed message of this epoch made a call with this id (answered or not)? */
+  #callUsed(callId: string): boolean {
+    return this.#pendingCalls.has(callId) || this.#byResultCallId.has(callId);
   }
 
   #hold(message: CanonicalMessage): void {
@@ -410,10 +423,12 @@ export class HistoryLog {
     if (message.kind === "assistant") {
       for (const call of message.toolCalls) {
         this.#pendingCalls.set(call.callId, Object.freeze({ ...call, assistantId: message.id }));
-        this.#callIds.add(call.callId);
       }
     }
-    if (message.kind === "tool-result") this.#pendingCalls.delete(message.callId);
+    if (message.kind === "tool-result") {
+      this.#pendingCalls.delete(message.callId);
+      this.#byResultCallId.add(message.callId, index);
+    }
   }
 }
 
@@ -439,6 +454,18 @@ function validate(raw: unknown): { message: CanonicalMessage; digest: string } {
   return { message, digest };
 }
 
+/**
+ * The message schema's literal values longer than 10 characters: `JSON.parse` shares the string
+ * of a short value but makes a copy of a longer one for every message (a `kind` of
+ * `"tool-result"` or `"request-context"`, a `runtimeKind`), so the log keeps these instead.
+ */
+const sharedLiterals = new Map<string, string>(
+  ["request-context", "tool-result", "background-completion", "injected-context"].map(
+    (literal) => [literal, literal],
+  ),
+);
+const longestSharedLiteral = Math.max(...[...sharedLiterals.keys()].map((key) => key.length));
+
 const emptyObject = Object.freeze({});
 const emptyArray = Object.freeze([]);
 
@@ -461,9 +488,16 @@ function frozenCompact(value: unknown): unknown {
   let empty = true;
   for (const key of Object.keys(record)) {
     empty = false;
-    const item = frozenCompact(record[key]);
-    // Defined, not assigned: a key named `__proto__` stays an own property.
-    if (item !== record[key]) {
+    const raw = record[key];
+    // Only strings of a literal's length are looked up (hashing a long text would cost its length).
+    const literal =
+      typeof raw === "string" && raw.length > 10 && raw.length <= longestSharedLiteral
+        ? sharedLiterals.get(raw)
+        : undefined;
+    const item = literal ?? frozenCompact(raw);
+    // Defined, not assigned: a key named `__proto__` stays an own property. A shared literal
+    // equals the value it replaces, so it is always defined (`!==` cannot tell the copies apart).
+    if (literal !== undefined || item !== raw) {
       Object.defineProperty(record, key, {
         value: item,
         enumerable: true,
