@@ -19,11 +19,6 @@ export function packIds(ids: readonly string[]): Buffer {
   return packed;
 }
 
-/** How many ids `packed` holds. */
-export function packedIdCount(packed: Uint8Array): number {
-  return packed.byteLength / idBytes;
-}
-
 /** The ids `packIds` packed, as lowercase hex, in order. */
 export function unpackIds(packed: Buffer): string[] {
   const ids: string[] = [];

@@ -460,9 +460,10 @@ function validate(raw: unknown): { message: CanonicalMessage; digest: string } {
  * `"tool-result"` or `"request-context"`, a `runtimeKind`), so the log keeps these instead.
  */
 const sharedLiterals = new Map<string, string>(
-  ["request-context", "tool-result", "background-completion", "injected-context"].map(
-    (literal) => [literal, literal],
-  ),
+  ["request-context", "tool-result", "background-completion", "injected-context"].map((literal) => [
+    literal,
+    literal,
+  ]),
 );
 const longestSharedLiteral = Math.max(...[...sharedLiterals.keys()].map((key) => key.length));
 
