@@ -13,11 +13,11 @@ import { jsonSize } from "./json-size.js";
  * conversation beside what it measured, within a few per cent at 10, 100 and 1 000 turns); all
  * of it is freed with the head (the memos are keyed by the head's frozen objects).
  */
-const messageOverheadBytes = 420;
+const messageOverheadBytes = 470;
 /** The same for a turn record (its strings are counted by its JSON size). */
-const turnOverheadBytes = 100;
-/** The owner, its state, its history log and their index maps and memos when empty. */
-const headBaseBytes = 8_192;
+const turnOverheadBytes = 130;
+/** The owner, its state, its history log, its turn index and their tables and memos when empty. */
+const headBaseBytes = 10_240;
 
 interface CachedHead {
   readonly owner: ConversationHeadOwner;
