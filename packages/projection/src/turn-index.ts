@@ -1,5 +1,11 @@
 import { PositionIndex } from "@cursor/run";
-import type { TurnRecord } from "./conversation-head.js";
+
+/** What the index reads of a turn record (a `TurnRecord` has these fields). */
+interface IndexedTurn {
+  readonly eventId: string;
+  readonly runId: string;
+  readonly messageIds: readonly string[];
+}
 
 const none = -1;
 
@@ -44,7 +50,7 @@ class Int32List {
  */
 export class TurnIndex {
   /** The longest array of the chain: where keys are read. */
-  #turns: readonly TurnRecord[];
+  #turns: readonly IndexedTurn[];
   /** Event id → position of the first turn with it. */
   readonly #byEventId: PositionIndex;
   /** Run id → position of the first turn of that run; `#nextOfRun` links the run's others. */
@@ -58,7 +64,7 @@ export class TurnIndex {
   readonly #firstEntry = new Int32List();
   #entries = 0;
 
-  constructor(turns: readonly TurnRecord[]) {
+  constructor(turns: readonly IndexedTurn[]) {
     this.#turns = turns;
     this.#byEventId = new PositionIndex((position) => this.#turns[position]?.eventId);
     this.#byRunId = new PositionIndex((position) => this.#turns[position]?.runId);
@@ -83,7 +89,7 @@ export class TurnIndex {
   }
 
   /** Indexes the turns `longer` adds to the longest array so far (which it must extend). */
-  extend(longer: readonly TurnRecord[]): void {
+  extend(longer: readonly IndexedTurn[]): void {
     const from = this.length;
     this.#turns = longer;
     for (let position = from; position < longer.length; position += 1) {
@@ -110,7 +116,7 @@ export class TurnIndex {
     return entry === undefined ? undefined : this.#turnOfEntry(entry);
   }
 
-  #add(turn: TurnRecord, position: number): void {
+  #add(turn: IndexedTurn, position: number): void {
     // The first occurrence wins, so positions never move.
     if (!this.#byEventId.has(turn.eventId)) this.#byEventId.add(turn.eventId, position);
     this.#nextOfRun.push(none);
