@@ -18,7 +18,7 @@ import {
   segmentCounts,
 } from "./decode-checkpoint.js";
 import type { CheckpointSummary } from "./decode-checkpoint.js";
-import { SegmentStore } from "./encode-cache.js";
+import { SegmentStore, segmentIds } from "./encode-cache.js";
 import type { EncodedSegment, SegmentKind } from "./encode-cache.js";
 import { chainDigests } from "./head-digest.js";
 import { parseJsonBytes } from "./stored-objects.js";
@@ -120,7 +120,7 @@ export function encodeCheckpointDelta({
   });
   const head = chainDigests(
     base.headDigest,
-    messageSegments.flatMap((segment) => segment.ids),
+    messageSegments.flatMap((segment) => segmentIds(segment)),
   );
   if (head !== metadata.headDigest) {
     throw new CheckpointError({
@@ -151,7 +151,7 @@ export function encodeCheckpointDelta({
     },
     segments: segments.map((segment) => [
       segment.kind,
-      segment.ids.length,
+      segment.count,
       segment.compressedLength,
       segment.size,
       segment.digest,

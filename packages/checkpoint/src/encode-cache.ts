@@ -5,6 +5,7 @@ import { tokenHeaderSchema, tokenSegmentSize } from "./token-header.js";
 import type { TokenHeader } from "./token-header.js";
 import { encodeSegmentContent } from "./token-segment.js";
 import type { SegmentBlob } from "./token-segment.js";
+import { packIds, unpackIds } from "./packed-ids.js";
 
 /** What the cache did since it was created: how much work re-encoding actually saved. */
 export interface CheckpointEncodeCacheStats {
@@ -65,14 +66,20 @@ export interface EncodedSegment extends SegmentName {
 /** A segment without its bytes (released: see `CheckpointEncodeCache.releaseParts`). */
 interface SegmentName {
   readonly kind: SegmentKind;
-  readonly ids: readonly string[];
+  /** The blob ids it holds, packed (`packIds`; `segmentIds` gives them back as hex). */
+  readonly packedIds: Buffer;
+  /** How many blobs it holds. */
+  readonly count: number;
   /** SHA-256 hex of the compressed bytes. */
   readonly digest: string;
   readonly compressedLength: number;
   /** Decompressed length. */
   readonly size: number;
-  /** Message segments: head digest before the segment → head digest after it (memo). */
-  readonly chains: Map<string, string>;
+  /**
+   * Message segments: head digests before the segment and after it, in pairs (a memo of at most
+   * `maxChainMemos` pairs; an array, not a Map: a long history keeps a segment per 32 messages).
+   */
+  readonly chains: string[];
 }
 
 const maxChainMemos = 4;
@@ -207,12 +214,13 @@ export class SegmentStore {
     const compressed = deflateRawSync(content);
     const segment: EncodedSegment = {
       kind,
-      ids: [...ids],
+      packedIds: packIds(ids),
+      count: ids.length,
       part: encodeBase64Url(compressed),
       digest: sha256Hex(compressed),
       compressedLength: compressed.byteLength,
       size: content.byteLength,
-      chains: new Map(),
+      chains: [],
     };
     this.#segmentsCompressed += 1;
     this.#bytesCompressed += content.byteLength;
@@ -247,8 +255,9 @@ export class SegmentStore {
 
   /** Remembers the head digest a segment chains to from `before`. */
   rememberChain(segment: EncodedSegment, before: string, after: string): void {
-    if (segment.chains.size >= maxChainMemos) segment.chains.clear();
-    segment.chains.set(before, after);
+    if (chainedHead(segment, before) === after) return;
+    if (segment.chains.length >= 2 * maxChainMemos) segment.chains.length = 0;
+    segment.chains.push(before, after);
   }
 
   #insert(key: string, segment: EncodedSegment): void {
@@ -272,12 +281,24 @@ export class SegmentStore {
 }
 
 /**
- * What a held segment costs: its base64url part and its key (one byte a character), the ids
- * array (a pointer each: the strings are the messages' own digests) and the object around them.
+ * What a held segment costs: its base64url part and its key (one byte a character), its packed
+ * ids (32 bytes each) and the objects around them.
  */
 function segmentCost(key: string, segment: EncodedSegment | SegmentName): number {
   const part = hasPart(segment) ? segment.part.length : 0;
-  return part + key.length + segment.digest.length + 8 * segment.ids.length + 160;
+  return part + key.length + segment.digest.length + segment.packedIds.byteLength + 240;
+}
+
+/** The head digest a segment chains to from `before`, if remembered. */
+export function chainedHead(segment: EncodedSegment, before: string): string | undefined {
+  const { chains } = segment;
+  for (let at = 0; at < chains.length; at += 2) if (chains[at] === before) return chains[at + 1];
+  return undefined;
+}
+
+/** The blob ids of a segment, in order, as lowercase hex. */
+export function segmentIds(segment: EncodedSegment): string[] {
+  return unpackIds(segment.packedIds);
 }
 
 function hasPart(segment: EncodedSegment | SegmentName): segment is EncodedSegment {

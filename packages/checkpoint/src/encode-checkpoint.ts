@@ -3,7 +3,7 @@ import { parseStateEnvelope } from "./checkpoint-state.js";
 import type { CheckpointState } from "./checkpoint-state.js";
 import { CheckpointError } from "./checkpoint-error.js";
 import { canonicalBytes, messageContentId, turnContentId } from "./content-id.js";
-import { segmentStoreOf } from "./encode-cache.js";
+import { chainedHead, segmentIds, segmentStoreOf } from "./encode-cache.js";
 import type {
   CheckpointEncodeCache,
   EncodedSegment,
@@ -54,9 +54,8 @@ export function encodeCheckpoint({
     const segment =
       store.segmentOfObjects("m", items) ??
       encodeSegment({ store, kind: "m", start, items, contentId: messageContentId });
-    const ids = segment.ids;
     const before = head;
-    head = segment.chains.get(before) ?? chainDigests(before, ids);
+    head = chainedHead(segment, before) ?? chainDigests(before, segmentIds(segment));
     store.rememberChain(segment, before, head);
     segments.push(segment);
   }
@@ -87,7 +86,7 @@ export function encodeCheckpoint({
     turnCount: turns.length,
     segments: segments.map((segment) => [
       segment.kind satisfies SegmentKind,
-      segment.ids.length,
+      segment.count,
       segment.compressedLength,
       segment.size,
       segment.digest,

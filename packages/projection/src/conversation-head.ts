@@ -1,5 +1,6 @@
 import { HistoryLog } from "@cursor/run";
 import { z } from "zod";
+import { TurnIndex } from "./turn-index.js";
 
 const idSchema = z
   .string()
@@ -79,42 +80,12 @@ function sharingIds(turn: TurnRecord, history: HistoryLog): TurnRecord {
   };
 }
 
-/**
- * Look-up index of a turns array: positions of event ids and message ids. One index serves a
- * whole chain of arrays that extend each other (`appendTurns`), so recording a turn costs
- * O(turns it adds), not O(all turns); an array only trusts positions below its own length.
- */
-interface TurnIndex {
-  readonly byEventId: Map<string, number>;
-  readonly byMessageId: Map<string, number>;
-  /** The positions of each run id's turns, in order. */
-  readonly byRunId: Map<string, number[]>;
-  /** Length of the longest array of the chain: the only one that may extend the index. */
-  length: number;
-}
 const turnIndexes = new WeakMap<readonly TurnRecord[], TurnIndex>();
-
-function addToIndex(index: TurnIndex, turn: TurnRecord, position: number): void {
-  // The first occurrence wins, so positions never move.
-  if (!index.byEventId.has(turn.eventId)) index.byEventId.set(turn.eventId, position);
-  const ofRun = index.byRunId.get(turn.runId);
-  if (ofRun === undefined) index.byRunId.set(turn.runId, [position]);
-  else ofRun.push(position);
-  for (const id of turn.messageIds) {
-    if (!index.byMessageId.has(id)) index.byMessageId.set(id, position);
-  }
-}
 
 function turnIndex(turns: readonly TurnRecord[]): TurnIndex {
   let index = turnIndexes.get(turns);
   if (index === undefined) {
-    index = {
-      byEventId: new Map(),
-      byMessageId: new Map(),
-      byRunId: new Map(),
-      length: turns.length,
-    };
-    turns.forEach((turn, position) => addToIndex(index!, turn, position));
+    index = new TurnIndex(turns);
     turnIndexes.set(turns, index);
   }
   return index;
@@ -131,10 +102,7 @@ export function appendTurns(
   // Only the tip of a chain extends its index; a second branch from an older array builds its
   // own index lazily, so branches never see each other's entries.
   if (index.length === turns.length) {
-    next
-      .slice(turns.length)
-      .forEach((turn, offset) => addToIndex(index, turn, turns.length + offset));
-    index.length = next.length;
+    index.extend(next);
     turnIndexes.set(next, index);
   }
   return next;
@@ -142,7 +110,7 @@ export function appendTurns(
 
 /** The accepted event with this event id, if any (in any epoch). */
 export function findTurn(head: ConversationHead, eventId: string): TurnRecord | undefined {
-  const position = turnIndex(head.turns).byEventId.get(eventId);
+  const position = turnIndex(head.turns).eventPosition(eventId);
   const turn = position === undefined ? undefined : head.turns[position];
   return turn?.eventId === eventId ? turn : undefined;
 }
@@ -157,10 +125,8 @@ export function turnsOfRun(
   head: Pick<ConversationHead, "turns">,
   runId: string,
 ): readonly TurnRecord[] {
-  const positions = turnIndex(head.turns).byRunId.get(runId);
-  if (positions === undefined) return [];
   const turns: TurnRecord[] = [];
-  for (const position of positions) {
+  for (const position of turnIndex(head.turns).runPositions(runId)) {
     const turn = head.turns[position];
     // Positions past this array's end (a longer array of the chain) or another branch's.
     if (turn?.runId === runId) turns.push(turn);
@@ -178,6 +144,6 @@ export function isDelivered(head: ConversationHead, eventId: string): boolean {
 
 /** Was a message with this id ever appended by an accepted event (in any epoch)? */
 export function isRecordedMessageId(head: ConversationHead, messageId: string): boolean {
-  const position = turnIndex(head.turns).byMessageId.get(messageId);
+  const position = turnIndex(head.turns).messagePosition(messageId);
   return (position !== undefined && position < head.turns.length) || head.history.has(messageId);
 }

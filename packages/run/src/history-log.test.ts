@@ -226,6 +226,62 @@ describe("HistoryLog digests", () => {
     expect(knownMessageDigest(decoded)).toBe(messageDigest(runtime));
   });
 
+  it("holds digests packed and gives back the exact hex: digestAt, digests, digestRange, a new epoch", () => {
+    const answer = createToolResultMessage({ callId: "call_a", name: "read", content: "a" });
+    const answerB = createToolResultMessage({ callId: "call_b", name: "read", content: "b" });
+    const input = [context, runtime, assistantWithCalls, answerB, answer];
+    const log = new HistoryLog({ messages: input });
+    // Hashed afresh from copies: nothing the log memoised.
+    const expected = input.map((message) =>
+      canonical.sha256Hex(canonical.canonicalJson(structuredClone(message))),
+    );
+    expect(log.digests).toEqual(expected);
+    expect(input.map((_, index) => log.digestAt(index))).toEqual(expected);
+    expect(log.digestAt(input.length)).toBeUndefined();
+    expect(log.digestRange(2)).toEqual(expected.slice(2));
+    expect(log.digestRange(1, 3)).toEqual(expected.slice(1, 3));
+    expect(log.messages.map((message) => messageDigest(message))).toEqual(expected);
+    // A new epoch starts a new table: only the replacement's digests, the kept one still known.
+    log.startEpoch([log.messages[1]!]);
+    expect(log.digests).toEqual([expected[1]]);
+    expect(log.digestAt(1)).toBeUndefined();
+    expect(knownMessageDigest(log.messages[0])).toBe(expected[1]);
+  });
+
+  it("finds a held message's digest through its log, in a second log and a later epoch", () => {
+    const first = new HistoryLog({ messages: [context, runtime] });
+    const [heldContext, heldRuntime] = first.messages;
+    const second = new HistoryLog({ messages: first.messages });
+    expect(second.digests).toEqual(first.digests);
+    expect(knownMessageDigest(heldContext)).toBe(first.digestAt(0));
+    first.startEpoch([heldRuntime]);
+    // The kept message stays known; the second log still holds both with their digests.
+    expect(knownMessageDigest(heldRuntime)).toBe(second.digestAt(1));
+    expect(second.digestAt(0)).toBe(messageDigest(context));
+    expect(messageDigest(heldContext!)).toBe(second.digestAt(0));
+  });
+
+  it("refuses a reused tool call id whether its call is pending or answered", () => {
+    const answer = (callId: string) =>
+      createToolResultMessage({ callId, name: "read", content: callId });
+    const log = new HistoryLog({ messages: [runtime, assistantWithCalls, answer("call_a")] });
+    const reuse = (callId: string) =>
+      createAssistantMessage({
+        runId: "r2",
+        step: 0,
+        toolCalls: [{ index: 0, callId, name: "read", arguments: "{}" }],
+      });
+    // call_b is still pending: nothing but its result may come.
+    expect(() => log.check([answer("call_b"), reuse("call_b")])).toThrow(/reuses tool call id/);
+    log.append(answer("call_b"));
+    expect(() => log.check([reuse("call_a")])).toThrow(/reuses tool call id call_a/);
+    expect(() => log.check([reuse("call_b")])).toThrow(/reuses tool call id call_b/);
+    expect(log.check([reuse("call_c")]).appended).toHaveLength(1);
+    // A new epoch has its own calls.
+    log.startEpoch([runtime]);
+    expect(log.check([reuse("call_a")]).appended).toHaveLength(1);
+  });
+
   it("keeps copies that own their data: deep-frozen, equal, and sharing nothing with the input", () => {
     const input = structuredClone(assistantWithCalls);
     const [kept] = new HistoryLog({ messages: [input] }).messages;

@@ -7,11 +7,12 @@ import type {
   ToolCall,
 } from "./canonical-message.js";
 import { HistoryConflictError, InvalidHistoryError } from "./errors.js";
+import { DigestTable } from "./digest-table.js";
 import { PositionIndex } from "./position-index.js";
 
 /** SHA-256 of a message's canonical JSON: its content address (also the checkpoint blob id). */
 export function messageDigest(message: CanonicalMessage): string {
-  return knownDigests.get(message) ?? sha256Hex(canonicalJson(message));
+  return knownDigest(message) ?? sha256Hex(canonicalJson(message));
 }
 
 /**
@@ -19,9 +20,21 @@ export function messageDigest(message: CanonicalMessage): string {
  * (or decoded from bytes whose hash was checked), so its content, and with it its digest, can
  * never change. Handing one back (the plan's messages to the model loop, the loop's batch to
  * `append`, a store's decoded rows to a new log) costs neither a parse nor a hash: every message
- * is hashed once on its way in.
+ * is hashed once on its way in. A message on its way in maps to its digest; once a log holds it,
+ * to that log, which keeps the digest packed (`DigestTable`): the hex string is not held for as
+ * long as the conversation is open.
  */
-const knownDigests = new WeakMap<object, string>();
+const knownDigests = new WeakMap<object, string | HistoryLog>();
+
+/** Set by `HistoryLog`'s static block: the digest of `message` if `log` holds it. */
+let digestHeldBy: (log: HistoryLog, message: CanonicalMessage) => string | undefined;
+
+function knownDigest(value: object): string | undefined {
+  const known = knownDigests.get(value);
+  return typeof known === "string" || known === undefined
+    ? known
+    : digestHeldBy(known, value as CanonicalMessage);
+}
 
 /**
  * The digest of a message this module validated (or decoded from verified bytes), if `value` is
@@ -29,12 +42,12 @@ const knownDigests = new WeakMap<object, string>();
  * content (checkpoint encoders) use it rather than keeping their own memo of the same digests.
  */
 export function knownMessageDigest(value: unknown): string | undefined {
-  return typeof value === "object" && value !== null ? knownDigests.get(value) : undefined;
+  return typeof value === "object" && value !== null ? knownDigest(value) : undefined;
 }
 
 function validated(raw: unknown): { message: CanonicalMessage; digest: string } | undefined {
   if (typeof raw !== "object" || raw === null) return undefined;
-  const digest = knownDigests.get(raw);
+  const digest = knownDigest(raw);
   return digest === undefined ? undefined : { message: raw as CanonicalMessage, digest };
 }
 
@@ -116,9 +129,10 @@ export interface AppendResult {
 export class HistoryLog {
   #epoch: number;
   #messages: CanonicalMessage[] = [];
-  #digests: string[] = [];
+  /** The messages' digests, packed (32 bytes each): hex is made when one is asked for. */
+  #digests = new DigestTable();
   /**
-   * Message id → its index (its digest is `#digests[index]`), and event id → index. Position
+   * Message id → its index (its digest is `#digests.at(index)`), and event id → index. Position
    * indexes, not Maps: they hold an entry per message for as long as the conversation is open.
    * Their keys are read from `#messages`, the array `startEpoch` hands over with them.
    */
@@ -127,10 +141,37 @@ export class HistoryLog {
     const message = this.#messages[index];
     return message !== undefined && "eventId" in message ? message.eventId : undefined;
   });
+  /**
+   * Call id → index of the tool result that answered it. With `#pendingCalls` it says which call
+   * ids the epoch has used (every call of the epoch is pending or answered by one result): a
+   * position index instead of a Set holding every call id.
+   */
+  #byResultCallId = new PositionIndex((index) => {
+    const message = this.#messages[index];
+    return message?.kind === "tool-result" ? message.callId : undefined;
+  });
   #head: string;
   #pendingCalls = new Map<string, PendingToolCall>();
-  #callIds = new Set<string>();
   #latestRequestContextIndex = -1;
+  /**
+   * Whether this log becomes the digest holder of the messages it commits (see `knownDigests`):
+   * `free` when no live log holds a message yet (a log built from another's messages, which is
+   * often thrown away, is not kept alive by them), `claim` for the next epoch `startEpoch`
+   * moves in here (its messages' old holder, this log, is about to hold another epoch), `none`
+   * for `checkEpoch`'s throwaway log.
+   */
+  #holds: "free" | "claim" | "none" = "free";
+
+  static {
+    digestHeldBy = (log, message) => {
+      // The log that committed `message` may have moved to a later epoch since: its index then
+      // names another message (or none), and the digest is not known here.
+      const index = log.#byId.get(message.id);
+      return index !== undefined && log.#messages[index] === message
+        ? log.#digests.at(index)
+        : undefined;
+    };
+  }
 
   constructor({
     epoch = 0,
@@ -174,11 +215,18 @@ export class HistoryLog {
   }
   /** The digest of the message at `index` (its content address). */
   digestAt(index: number): string | undefined {
-    return this.#digests[index];
+    return this.#digests.at(index);
   }
-  /** Read-only view of the digests of `messages`, in order. */
+  /**
+   * The digests of `messages`, in order: a new array on each call (the log holds them packed),
+   * so a caller that needs a part of them asks `digestRange` for it.
+   */
   get digests(): readonly string[] {
-    return this.#digests;
+    return this.#digests.slice();
+  }
+  /** The digests of `messages.slice(start, end)`, in order. */
+  digestRange(start = 0, end = this.#digests.length): string[] {
+    return this.#digests.slice(start, end);
   }
   latestRequestContext(): RequestContextMessage | undefined {
     const message = this.#messages[this.#latestRequestContextIndex];
@@ -216,7 +264,10 @@ export class HistoryLog {
    * can persist the new epoch before `startEpoch` switches to it.
    */
   checkEpoch(replacement: readonly unknown[]): AppendResult {
-    return new HistoryLog({ epoch: this.#epoch + 1, messages: replacement }).#result();
+    const next = new HistoryLog({ epoch: this.#epoch + 1 });
+    next.#holds = "none";
+    next.append(replacement);
+    return next.#result();
   }
 
   /**
@@ -224,7 +275,10 @@ export class HistoryLog {
    * remove or change earlier messages; the replacement must itself be a valid history.
    */
   startEpoch(replacement: readonly unknown[]): AppendResult {
-    const next = new HistoryLog({ epoch: this.#epoch + 1, messages: replacement });
+    const next = new HistoryLog({ epoch: this.#epoch + 1 });
+    next.#holds = "claim";
+    next.append(replacement);
+    next.#holds = "free";
     this.#epoch = next.#epoch;
     this.#messages = next.#messages;
     this.#digests = next.#digests;
@@ -232,7 +286,7 @@ export class HistoryLog {
     this.#byEventId = next.#byEventId;
     this.#head = next.#head;
     this.#pendingCalls = next.#pendingCalls;
-    this.#callIds = next.#callIds;
+    this.#byResultCallId = next.#byResultCallId;
     this.#latestRequestContextIndex = next.#latestRequestContextIndex;
     return this.#result();
   }
@@ -261,7 +315,7 @@ export class HistoryLog {
       const eventId = "eventId" in message ? message.eventId : undefined;
       const existing = this.#byId.get(message.id);
       const existingDigest =
-        existing === undefined ? batchIds.get(message.id) : this.#digests[existing];
+        existing === undefined ? batchIds.get(message.id) : this.#digests.at(existing);
       if (existingDigest !== undefined) {
         if (existingDigest !== digest) {
           throw new HistoryConflictError({
@@ -332,7 +386,7 @@ export class HistoryLog {
     if (message.kind === "assistant") {
       checkToolCalls(message);
       for (const call of message.toolCalls) {
-        if (this.#callIds.has(call.callId) || pending.has(call.callId)) {
+        if (this.#callUsed(call.callId) || pending.has(call.callId)) {
           throw new InvalidHistoryError({
             message: `assistant ${message.id} reuses tool call id ${call.callId}`,
             messageId: message.id,
@@ -343,6 +397,20 @@ export class HistoryLog {
     }
   }
 
+  /** Has a committed message of this epoch made a call with this id (answered or not)? */
+  #callUsed(callId: string): boolean {
+    return this.#pendingCalls.has(callId) || this.#byResultCallId.has(callId);
+  }
+
+  #hold(message: CanonicalMessage): void {
+    if (this.#holds === "none") return;
+    if (this.#holds === "free") {
+      const holder = knownDigests.get(message);
+      if (typeof holder === "object" && digestHeldBy(holder, message) !== undefined) return;
+    }
+    knownDigests.set(message, this);
+  }
+
   #commit(message: CanonicalMessage, digest: string): void {
     const index = this.#messages.length;
     this.#messages.push(message);
@@ -350,14 +418,17 @@ export class HistoryLog {
     this.#byId.add(message.id, index);
     if ("eventId" in message) this.#byEventId.add(message.eventId, index);
     this.#head = chainHeadDigest(this.#head, digest);
+    this.#hold(message);
     if (message.kind === "request-context") this.#latestRequestContextIndex = index;
     if (message.kind === "assistant") {
       for (const call of message.toolCalls) {
         this.#pendingCalls.set(call.callId, Object.freeze({ ...call, assistantId: message.id }));
-        this.#callIds.add(call.callId);
       }
     }
-    if (message.kind === "tool-result") this.#pendingCalls.delete(message.callId);
+    if (message.kind === "tool-result") {
+      this.#pendingCalls.delete(message.callId);
+      this.#byResultCallId.add(message.callId, index);
+    }
   }
 }
 
@@ -383,6 +454,19 @@ function validate(raw: unknown): { message: CanonicalMessage; digest: string } {
   return { message, digest };
 }
 
+/**
+ * The message schema's literal values longer than 10 characters: `JSON.parse` shares the string
+ * of a short value but makes a copy of a longer one for every message (a `kind` of
+ * `"tool-result"` or `"request-context"`, a `runtimeKind`), so the log keeps these instead.
+ */
+const sharedLiterals = new Map<string, string>(
+  ["request-context", "tool-result", "background-completion", "injected-context"].map((literal) => [
+    literal,
+    literal,
+  ]),
+);
+const longestSharedLiteral = Math.max(...[...sharedLiterals.keys()].map((key) => key.length));
+
 const emptyObject = Object.freeze({});
 const emptyArray = Object.freeze([]);
 
@@ -405,9 +489,16 @@ function frozenCompact(value: unknown): unknown {
   let empty = true;
   for (const key of Object.keys(record)) {
     empty = false;
-    const item = frozenCompact(record[key]);
-    // Defined, not assigned: a key named `__proto__` stays an own property.
-    if (item !== record[key]) {
+    const raw = record[key];
+    // Only strings of a literal's length are looked up (hashing a long text would cost its length).
+    const literal =
+      typeof raw === "string" && raw.length > 10 && raw.length <= longestSharedLiteral
+        ? sharedLiterals.get(raw)
+        : undefined;
+    const item = literal ?? frozenCompact(raw);
+    // Defined, not assigned: a key named `__proto__` stays an own property. A shared literal
+    // equals the value it replaces, so it is always defined (`!==` cannot tell the copies apart).
+    if (literal !== undefined || item !== raw) {
       Object.defineProperty(record, key, {
         value: item,
         enumerable: true,

@@ -2,6 +2,7 @@ export { canonicalJson, canonicalizeJsonValue, deepFreeze, sha256Hex } from "./c
 export { holdItems, pushHeldItems } from "./held-items.js";
 export type { HeldItems } from "./held-items.js";
 export { SequenceMemo } from "./sequence-memo.js";
+export { PositionIndex } from "./position-index.js";
 export { canonicalMessageSchema } from "./canonical-message.js";
 export type {
   AssistantMessage,

@@ -506,7 +506,7 @@ export class ConversationService {
     const { history } = client;
     await this.#options.store.repairBlobs({
       messages: history.messages.slice(0, version.messageCount),
-      digests: history.digests.slice(0, version.messageCount),
+      digests: history.digestRange(0, version.messageCount),
     });
     try {
       return await this.#current({ tenant, conversationId, version });

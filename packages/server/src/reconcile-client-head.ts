@@ -108,7 +108,7 @@ export async function catchUpToClient({
     conversationId: client.conversationId,
     expected: version,
     messages: log.messages.slice(from),
-    digests: log.digests.slice(from),
+    digests: log.digestRange(from),
     next,
     turns: client.turns
       .slice(stored.turns.length)

@@ -3,20 +3,21 @@ import type { CacheLedger } from "./cache-ledger.js";
 import { jsonSize } from "./json-size.js";
 
 /**
- * Heap a message costs beyond its JSON text: its content address (a 64-character hex string), the
- * history's id and event-id position indexes, the digest memo, the projection and token-count
- * memos of `@cursor/run` (per conversation: a few pointers per message) and the projected message
- * itself, the provider package's conversion memo (its body items), the prompt fingerprint's link
- * chain (32 bytes and a pointer per item), its share of its turn record's index entries.
- * Calibrated with the bench's memory part (`pnpm bench --only memory`: the ledger's estimate per
- * open conversation beside what it measured, within a few per cent at 10, 100 and 1 000 turns);
- * all of it is freed with the head (the memos are keyed by the head's frozen objects).
+ * Heap a message costs beyond its JSON text: its content address (32 bytes in the history's
+ * packed digest table, and an entry in the digest memo naming the log that holds it), the
+ * history's id and event-id position indexes, the projection and token-count memos of
+ * `@cursor/run` (per conversation: a few pointers per message) and the projected message itself,
+ * the provider package's conversion memo (its body items), the prompt fingerprint's link chain
+ * (32 bytes and a pointer per item), its share of its turn record's index entries. Calibrated
+ * with the bench's memory part (`pnpm bench --only memory`: the ledger's estimate per open
+ * conversation beside what it measured, within a few per cent at 10, 100 and 1 000 turns); all
+ * of it is freed with the head (the memos are keyed by the head's frozen objects).
  */
-const messageOverheadBytes = 520;
+const messageOverheadBytes = 470;
 /** The same for a turn record (its strings are counted by its JSON size). */
-const turnOverheadBytes = 160;
-/** The owner, its state, its history log and their index maps and memos when empty. */
-const headBaseBytes = 8_192;
+const turnOverheadBytes = 130;
+/** The owner, its state, its history log, its turn index and their tables and memos when empty. */
+const headBaseBytes = 10_240;
 
 interface CachedHead {
   readonly owner: ConversationHeadOwner;
