@@ -162,7 +162,7 @@ async function replayGrowthSession(
       conversationId,
       expected: version,
       messages: unstored.messages,
-      digests: history.digests.slice(first),
+      digests: history.digestRange(first),
       next: { epoch: history.epoch, headDigest: history.headDigest, messageCount: history.length },
       turns: unstored.turns.map((turn) => ({ eventId: turn.eventId, record: turn })),
       ...(unstored.lastRunId === undefined ? {} : { lastRunId: unstored.lastRunId }),

@@ -24,8 +24,8 @@ export function snapshotHead(
   pendingToolCalls: readonly PendingToolCall[],
 ): HeadSnapshot {
   const { history } = head;
-  const digests: string[] = [];
-  for (let index = 0; index < history.length; index += 1) digests.push(history.digestAt(index)!);
+  // One array, made from the packed table in one pass.
+  const digests = history.digestRange();
   return Object.freeze({
     conversationId: head.conversationId,
     epoch: history.epoch,
