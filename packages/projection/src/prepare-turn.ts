@@ -71,7 +71,8 @@ function planAction({
           runtime: compileUserTurnRuntime({
             mode: request.mode,
             message: action.message,
-            timestamp: request.timestamp ?? now,
+            // A Date (the same instant the string names): a compiler checks it without a schema.
+            timestamp: request.timestamp === undefined ? now : new Date(request.timestamp),
             timeZone: request.requestContext?.env?.timeZone,
           }),
         },

@@ -6,6 +6,7 @@ import { RequestValidationError } from "./errors.js";
 import { parseAgentRunRequest } from "./parse-agent-run-request.js";
 import type { UserMessageInput } from "./user-message-schema.js";
 import { userMessageInputSchema } from "./user-message-schema.js";
+import { timeZoneSchema } from "./request-context-schema.js";
 
 const timestamp = "2026-11-29T10:00:00+01:00";
 
@@ -253,5 +254,66 @@ describe("compileUserTurnRuntime of a parsed request's user message", () => {
       typeof compileUserTurnRuntime
     >[0];
     expect(() => compileUserTurnRuntime(extra)).toThrow(RequestValidationError);
+  });
+});
+
+describe("compileUserTurnRuntime of a parsed request's clock", () => {
+  function parsedMessage(): UserMessageInput {
+    const parsed = parseAgentRunRequest(loadAgentRunRequest());
+    if (!parsed.success || parsed.data.action.type !== "user-message") {
+      throw new Error("the fixture is a valid user turn");
+    }
+    return parsed.data.action.message;
+  }
+
+  it("checks a Date and a zone the schema accepted before without the schema, to the same text", () => {
+    const message = parsedMessage();
+    const instant = new Date(timestamp);
+    // The zone schema has accepted Europe/Berlin once (the fixture's request context).
+    const first = compileUserTurnRuntime({
+      mode: "agent",
+      message,
+      timestamp,
+      timeZone: "Europe/Berlin",
+    });
+    const zone = vi.spyOn(timeZoneSchema._zod, "run");
+    try {
+      const again = compileUserTurnRuntime({
+        mode: "agent",
+        message,
+        timestamp: instant,
+        timeZone: "Europe/Berlin",
+      });
+      expect(zone).not.toHaveBeenCalled();
+      expect(again).toEqual(first);
+    } finally {
+      zone.mockRestore();
+    }
+  });
+
+  it("sends anything else through the schema, which names what is wrong", () => {
+    const message = parsedMessage();
+    const issues = (input: Parameters<typeof compileUserTurnRuntime>[0]) => {
+      try {
+        compileUserTurnRuntime(input);
+      } catch (error) {
+        if (RequestValidationError.isInstance(error))
+          return error.issues.map((issue) => issue.path);
+        throw error;
+      }
+      return [];
+    };
+    const date = new Date(timestamp);
+    expect(issues({ mode: "agent", message, timestamp: date, timeZone: "Moon/Base" })).toEqual([
+      "timeZone",
+    ]);
+    expect(issues({ mode: "chat" as "agent", message, timestamp: date })).toEqual(["mode"]);
+    expect(issues({ mode: "agent", message, timestamp: new Date(Number.NaN) })).toEqual([
+      "timestamp",
+    ]);
+    const extra = { mode: "agent", message, timestamp: date, surprise: 1 } as Parameters<
+      typeof compileUserTurnRuntime
+    >[0];
+    expect(issues(extra)).toEqual(["surprise"]);
   });
 });

@@ -1,13 +1,13 @@
 import type { ContentPart } from "@cursor/run";
 import { z } from "zod";
 import type { AgentMode } from "./agent-run-request-schema.js";
-import { agentModeSchema } from "./agent-run-request-schema.js";
+import { agentModes, agentModeSchema } from "./agent-run-request-schema.js";
 import type { CompiledRuntime } from "./compiled-runtime.js";
 import { contentDigest, withoutFinalNewline } from "./compiled-runtime.js";
 import { cursorPrompts } from "./cursor-prompts.js";
 import { renderAttributes } from "./escape-xml-attribute.js";
 import { formatTimestamp } from "./format-timestamp.js";
-import { timeZoneSchema } from "./request-context-schema.js";
+import { isAcceptedTimeZone, timeZoneSchema } from "./request-context-schema.js";
 import type {
   FileReference,
   SelectedContextItem,
@@ -45,10 +45,29 @@ function parseUserTurnInput(
   if (!validUserMessages.has(message)) {
     return parseOrThrow({ schema: userTurnRuntimeInputSchema, input, what: "user turn" });
   }
+  if (isPlainValidClock(clock)) return { ...clock, message };
   return {
     ...parseOrThrow({ schema: userTurnClockSchema, input: clock, what: "user turn" }),
     message,
   };
+}
+
+const clockKeys = new Set(["mode", "timestamp", "timeZone"]);
+
+/**
+ * The common clock, checked without the schema: a known mode, a valid `Date`, and no zone or one
+ * this package's zone schema accepted before. Anything else (an ISO string, a new zone, an
+ * unknown key) goes through the schema, which says what is wrong. Never accepts what the schema
+ * would refuse.
+ */
+function isPlainValidClock(clock: Omit<UserTurnRuntimeInput, "message">): boolean {
+  for (const key of Object.keys(clock)) if (!clockKeys.has(key)) return false;
+  return (
+    (agentModes as readonly string[]).includes(clock.mode) &&
+    clock.timestamp instanceof Date &&
+    !Number.isNaN(clock.timestamp.getTime()) &&
+    (clock.timeZone === undefined || isAcceptedTimeZone(clock.timeZone))
+  );
 }
 
 export interface UserTurnRuntimeInput {

@@ -38,12 +38,26 @@ export const subagentInputSchema = z.strictObject({
 });
 
 /** IANA time zone names ("Europe/Berlin", "UTC", "Etc/GMT+1") that this runtime knows. */
-export const timeZoneSchema = z
+const timeZoneTextSchema = z
   .string()
   .min(1, "must not be empty")
   .max(64, "must be at most 64 characters")
   .regex(/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/, "must be an IANA time zone name")
   .refine(isKnownTimeZone, { message: "must be a time zone this runtime knows" });
+
+/** An IANA time zone name this runtime knows. Names it accepted are remembered (bounded). */
+export const timeZoneSchema = timeZoneTextSchema.transform((timeZone) => {
+  if (acceptedTimeZones.size < maxCachedTimeZones) acceptedTimeZones.add(timeZone);
+  return timeZone;
+});
+
+// Zone names the schema accepted: a compiler handed one again checks it without the schema.
+const acceptedTimeZones = new Set<string>();
+
+/** Did `timeZoneSchema` accept this name before? (Never true for a name it would refuse.) */
+export function isAcceptedTimeZone(timeZone: string): boolean {
+  return acceptedTimeZones.has(timeZone);
+}
 
 // Building an Intl.DateTimeFormat costs about a millisecond, and every request is validated
 // several times over (parse, compile): answers are kept, bounded, since zones are few.
