@@ -14,6 +14,15 @@ function fixtureMessage(): UserMessageInput {
   return loadAgentRunRequest().action.message;
 }
 
+/** The fixture's user message as `parseAgentRunRequest` produced it (frozen, known valid). */
+function parsedMessage(): UserMessageInput {
+  const parsed = parseAgentRunRequest(loadAgentRunRequest());
+  if (!parsed.success || parsed.data.action.type !== "user-message") {
+    throw new Error("the fixture is a valid user turn");
+  }
+  return parsed.data.action.message;
+}
+
 function runtimeText(input: Parameters<typeof compileUserTurnRuntime>[0]): string {
   const [first] = compileUserTurnRuntime(input).content;
   if (first?.type !== "text") throw new Error("the runtime message starts with its text");
@@ -205,14 +214,6 @@ describe("compileUserTurnRuntime", () => {
 });
 
 describe("compileUserTurnRuntime of a parsed request's user message", () => {
-  function parsedMessage(): UserMessageInput {
-    const parsed = parseAgentRunRequest(loadAgentRunRequest());
-    if (!parsed.success || parsed.data.action.type !== "user-message") {
-      throw new Error("the fixture is a valid user turn");
-    }
-    return parsed.data.action.message;
-  }
-
   it("renders the message parseAgentRunRequest produced without parsing it again, to the same result", () => {
     const message = parsedMessage();
     // Frozen, so it cannot differ from what the schema produced.
@@ -258,14 +259,6 @@ describe("compileUserTurnRuntime of a parsed request's user message", () => {
 });
 
 describe("compileUserTurnRuntime of a parsed request's clock", () => {
-  function parsedMessage(): UserMessageInput {
-    const parsed = parseAgentRunRequest(loadAgentRunRequest());
-    if (!parsed.success || parsed.data.action.type !== "user-message") {
-      throw new Error("the fixture is a valid user turn");
-    }
-    return parsed.data.action.message;
-  }
-
   it("checks a Date and a zone the schema accepted before without the schema, to the same text", () => {
     const message = parsedMessage();
     const instant = new Date(timestamp);

@@ -102,6 +102,17 @@ describe("createCursorPromptSpec", () => {
   });
 });
 
+const askTools = [
+  "read_file",
+  "list_directory",
+  "glob",
+  "grep",
+  "read_lints",
+  "ask_question",
+  "web_search",
+  "web_fetch",
+];
+
 describe("allowedToolsForMode", () => {
   const spec = createCursorPromptSpec({ mcpServers: fixtureServers() });
   const mcp = spec.tools.map((tool) => tool.name).filter((name) => name.startsWith("mcp__"));
@@ -113,16 +124,7 @@ describe("allowedToolsForMode", () => {
   });
 
   it("keeps ask and plan read-only, without MCP tools", () => {
-    expect(allowedToolsForMode("ask", spec)).toEqual([
-      "read_file",
-      "list_directory",
-      "glob",
-      "grep",
-      "read_lints",
-      "ask_question",
-      "web_search",
-      "web_fetch",
-    ]);
+    expect(allowedToolsForMode("ask", spec)).toEqual(askTools);
     expect(allowedToolsForMode("plan", spec)).toEqual([
       "read_file",
       "list_directory",
@@ -154,16 +156,7 @@ describe("allowedToolsForMode", () => {
     const first = allowedToolsForMode("ask", spec);
     first.push("shell");
     first.splice(0, 1);
-    expect(allowedToolsForMode("ask", spec)).toEqual([
-      "read_file",
-      "list_directory",
-      "glob",
-      "grep",
-      "read_lints",
-      "ask_question",
-      "web_search",
-      "web_fetch",
-    ]);
+    expect(allowedToolsForMode("ask", spec)).toEqual(askTools);
   });
 
   it("reads a spec that is not frozen every time", () => {
