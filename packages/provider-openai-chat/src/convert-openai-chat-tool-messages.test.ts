@@ -1,6 +1,23 @@
 import { describe, expect, it } from "vitest";
 import type { ModelToolMessage } from "@cursor/run";
-import { convertOpenAIChatToolMessages } from "./convert-openai-chat-tool-messages.js";
+import type { IndexedToolMessage } from "./convert-openai-chat-tool-messages.js";
+import {
+  convertOpenAIChatToolMessage,
+  roundImageMessage,
+} from "./convert-openai-chat-tool-messages.js";
+
+/** A round as `convertToOpenAIChatInput` sends it: each result's message, then its images. */
+function convertOpenAIChatToolMessages(round: readonly IndexedToolMessage[]) {
+  const converted = round.map(convertOpenAIChatToolMessage);
+  const imageMessage = roundImageMessage(converted.flatMap((result) => result.imageParts));
+  return {
+    messages: [
+      ...converted.map((result) => result.message),
+      ...(imageMessage === undefined ? [] : [imageMessage]),
+    ],
+    warnings: converted.flatMap((result) => result.warnings),
+  };
+}
 
 function tool(callId: string, overrides: Partial<ModelToolMessage> = {}): ModelToolMessage {
   return {
@@ -14,7 +31,7 @@ function tool(callId: string, overrides: Partial<ModelToolMessage> = {}): ModelT
   };
 }
 
-describe("convertOpenAIChatToolMessages", () => {
+describe("convertOpenAIChatToolMessage and roundImageMessage", () => {
   it("sends one tool message per result, content verbatim, errors included", () => {
     expect(
       convertOpenAIChatToolMessages([

@@ -1,6 +1,5 @@
 import type { ModelToolMessage, Warning } from "@cursor/run";
 import type {
-  OpenAIChatMessage,
   OpenAIChatToolMessage,
   OpenAIChatUserContentPart,
   OpenAIChatUserMessage,
@@ -55,31 +54,12 @@ export function convertOpenAIChatToolMessage({
 }
 
 /**
- * One tool round's results: a `role: "tool"` message per result. The API refuses anything but
- * tool messages between an assistant's `tool_calls` and its last result, so the round's images
- * follow all of its tool messages in one user message: per image, a text part naming the call,
- * then the image. The model loop only calls the model once a round is complete, so this message
- * sits at the same place on every later turn (prefix-stable).
+ * The API refuses anything but tool messages between an assistant's `tool_calls` and its last
+ * result, so a round's images follow all of its tool messages in one user message: per image, a
+ * text part naming the call (`convertOpenAIChatToolMessage`), then the image. The model loop only
+ * calls the model once a round is complete, so this message sits at the same place on every later
+ * turn (prefix-stable).
  */
-export function convertOpenAIChatToolMessages(round: readonly IndexedToolMessage[]): {
-  messages: OpenAIChatMessage[];
-  warnings: Warning[];
-} {
-  const messages: OpenAIChatMessage[] = [];
-  const warnings: Warning[] = [];
-  const imageParts: OpenAIChatUserContentPart[] = [];
-  for (const member of round) {
-    const converted = convertOpenAIChatToolMessage(member);
-    messages.push(converted.message);
-    imageParts.push(...converted.imageParts);
-    warnings.push(...converted.warnings);
-  }
-  const imageMessage = roundImageMessage(imageParts);
-  if (imageMessage !== undefined) messages.push(imageMessage);
-  return { messages, warnings };
-}
-
-/** The user message after a round with the images of its results, if it had any. */
 export function roundImageMessage(
   imageParts: readonly OpenAIChatUserContentPart[],
 ): OpenAIChatUserMessage | undefined {
