@@ -23,6 +23,17 @@ function parsedMessage(): UserMessageInput {
   return parsed.data.action.message;
 }
 
+/** The paths a refused input's error names (none when it compiles). */
+function issues(input: Parameters<typeof compileUserTurnRuntime>[0]): string[] {
+  try {
+    compileUserTurnRuntime(input);
+  } catch (error) {
+    if (RequestValidationError.isInstance(error)) return error.issues.map((issue) => issue.path);
+    throw error;
+  }
+  return [];
+}
+
 function runtimeText(input: Parameters<typeof compileUserTurnRuntime>[0]): string {
   const [first] = compileUserTurnRuntime(input).content;
   if (first?.type !== "text") throw new Error("the runtime message starts with its text");
@@ -195,21 +206,14 @@ describe("compileUserTurnRuntime", () => {
   });
 
   it("rejects invalid input with every offending path", () => {
-    const call = () =>
-      compileUserTurnRuntime({
+    expect(
+      issues({
         mode: "chat" as "agent",
         message: { id: "", text: "hi" },
         timestamp: "yesterday",
         timeZone: "Moon/Base",
-      });
-    expect(call).toThrow(RequestValidationError);
-    try {
-      call();
-    } catch (error) {
-      expect(
-        RequestValidationError.isInstance(error) && error.issues.map((issue) => issue.path),
-      ).toEqual(["mode", "message.id", "timestamp", "timeZone"]);
-    }
+      }),
+    ).toEqual(["mode", "message.id", "timestamp", "timeZone"]);
   });
 });
 
@@ -236,21 +240,14 @@ describe("compileUserTurnRuntime of a parsed request's user message", () => {
 
   it("still checks the rest of the input when the message is known valid", () => {
     const message = parsedMessage();
-    const call = () =>
-      compileUserTurnRuntime({
+    expect(
+      issues({
         mode: "chat" as "agent",
         message,
         timestamp: "yesterday",
         timeZone: "Moon/Base",
-      });
-    expect(call).toThrow(RequestValidationError);
-    try {
-      call();
-    } catch (error) {
-      expect(
-        RequestValidationError.isInstance(error) && error.issues.map((issue) => issue.path),
-      ).toEqual(["mode", "timestamp", "timeZone"]);
-    }
+      }),
+    ).toEqual(["mode", "timestamp", "timeZone"]);
     const extra = { mode: "agent", message, timestamp, surprise: 1 } as Parameters<
       typeof compileUserTurnRuntime
     >[0];
@@ -286,16 +283,6 @@ describe("compileUserTurnRuntime of a parsed request's clock", () => {
 
   it("sends anything else through the schema, which names what is wrong", () => {
     const message = parsedMessage();
-    const issues = (input: Parameters<typeof compileUserTurnRuntime>[0]) => {
-      try {
-        compileUserTurnRuntime(input);
-      } catch (error) {
-        if (RequestValidationError.isInstance(error))
-          return error.issues.map((issue) => issue.path);
-        throw error;
-      }
-      return [];
-    };
     const date = new Date(timestamp);
     expect(issues({ mode: "agent", message, timestamp: date, timeZone: "Moon/Base" })).toEqual([
       "timeZone",
