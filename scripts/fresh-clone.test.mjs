@@ -77,8 +77,9 @@ async function start(command, { env, ready, timeoutMs = 300_000 }) {
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
+  // "close", not "exit": it comes once the job is gone and its output has all been read.
   const exited = new Promise((resolvePromise) =>
-    child.once("exit", (code, signal) => resolvePromise({ code, signal })),
+    child.once("close", (code, signal) => resolvePromise({ code, signal })),
   );
   await new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`not ready in time: ${output}`)), timeoutMs);
@@ -340,6 +341,8 @@ describe.runIf(posix)("a fresh clone, as the README says", () => {
         // Under a supervisor the gateway is the process that gets the signal.
         process.kill(childrenOf(job.shell)[0], "SIGTERM");
         await waitFor(() => portIsFree(gatewayPort), { what: `${where} to free its port` });
+        // The port is freed before the process has exited and its last line has been read.
+        await job.exited;
         expect(job.output()).toContain("cursor-gateway: SIGTERM, finishing open runs");
         ran.push(command);
         continue;

@@ -87,8 +87,10 @@ export async function startGatewayProcess(
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  // "close", not "exit": it comes once the process is gone and its output has all been read,
+  // so a test reading `output()` after `exited` sees the last line the process wrote.
   const exited = new Promise<GatewayExit>((resolve) => {
-    child.once("exit", (code, signal) => {
+    child.once("close", (code, signal) => {
       running.delete(child);
       resolve({ code, signal });
     });
