@@ -8,7 +8,7 @@ import {
   sha256HexSchema,
 } from "./checkpoint-state.js";
 import type { CheckpointState, CheckpointTurn } from "./checkpoint-state.js";
-import { canonicalBytes, messageContentId, turnContentId } from "./content-id.js";
+import { canonicalBytes, stateMessageIds, turnContentId } from "./content-id.js";
 import {
   checkConversation,
   decodeCheckpoint,
@@ -117,6 +117,7 @@ export function encodeCheckpointDelta({
     kind: "m",
     items: messages.slice(base.messageCount),
     start: base.messageCount,
+    contentId: stateMessageIds(state, messages),
   });
   const head = chainDigests(
     base.headDigest,
@@ -135,6 +136,7 @@ export function encodeCheckpointDelta({
       kind: "t",
       items: turns.slice(base.turnCount),
       start: base.turnCount,
+      contentId: (index) => turnContentId(turns[index], `turns[${index}]`),
     }),
   ];
   const header: DeltaHeader = {
@@ -177,18 +179,19 @@ function encodeSegments({
   kind,
   items,
   start,
+  contentId,
 }: {
   store: SegmentStore;
   kind: SegmentKind;
   items: readonly unknown[];
   start: number;
+  /** The content id of the state's item at `index` (of messages or turns, as `kind` says). */
+  contentId: (index: number) => string;
 }): EncodedSegment[] {
-  const what = kind === "m" ? "messages" : "turns";
-  const contentId = kind === "m" ? messageContentId : turnContentId;
   const segments: EncodedSegment[] = [];
   for (let offset = 0; offset < items.length; offset += tokenSegmentSize) {
     const chunk = items.slice(offset, offset + tokenSegmentSize);
-    const ids = chunk.map((item, index) => contentId(item, `${what}[${start + offset + index}]`));
+    const ids = chunk.map((_, index) => contentId(start + offset + index));
     segments.push(
       store.segment({
         kind,

@@ -1,5 +1,5 @@
 import { canonicalJson, canonicalMessageSchema, knownMessageDigest, sha256Hex } from "@cursor/run";
-import type { CanonicalMessage } from "@cursor/run";
+import type { CanonicalMessage, HistoryLog } from "@cursor/run";
 import type { z } from "zod";
 import { CheckpointError } from "./checkpoint-error.js";
 import { checkpointTurnSchema, describeIssues } from "./checkpoint-state.js";
@@ -70,13 +70,33 @@ export function turnContentId(turn: unknown, where: string): string {
   });
 }
 
+// The log a state was made from (`createCheckpointState`): the digests of its messages are
+// there, packed, for as long as the log holds them. Keyed by the state, which is short-lived:
+// a conversation's messages need no memo entry each.
+const stateHistories = new WeakMap<object, HistoryLog>();
+
+/** Records that `state` was made from `history` (its messages are the log's). */
+export function rememberStateHistory(state: object, history: HistoryLog): void {
+  stateHistories.set(state, history);
+}
+
 /**
- * Records a message's known content id (from `HistoryLog.digestAt`, which hashes the same
- * canonical JSON) so encoders never hash it again. Only frozen messages are remembered. Returns
- * whether the message was already known.
+ * The content id of the message at each index of a state's `messages`: the digest its log
+ * holds when the state was made from one and the message is still that log's at that index
+ * (the very object, so the very content), else `messageContentId` (validated and hashed once
+ * per frozen object).
  */
-export function rememberMessageContentId(message: CanonicalMessage, id: string): boolean {
-  if (knownMessageDigest(message) === id || messageIds.has(message)) return true;
-  if (Object.isFrozen(message)) messageIds.set(message, id);
-  return false;
+export function stateMessageIds(
+  state: object,
+  messages: readonly unknown[],
+): (index: number) => string {
+  const history = stateHistories.get(state);
+  return (index) => {
+    const message = messages[index];
+    if (history !== undefined && history.messages[index] === message) {
+      const digest = history.digestAt(index);
+      if (digest !== undefined) return digest;
+    }
+    return messageContentId(message, `messages[${index}]`);
+  };
 }

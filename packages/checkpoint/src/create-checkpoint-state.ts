@@ -1,7 +1,7 @@
 import type { HistoryLog } from "@cursor/run";
 import { checkpointFormatVersion } from "./checkpoint-state.js";
 import type { CheckpointState, CheckpointTurn } from "./checkpoint-state.js";
-import { rememberMessageContentId } from "./content-id.js";
+import { rememberStateHistory } from "./content-id.js";
 
 /**
  * Packs a history log and the turn records the caller keeps into a `CheckpointState` (which
@@ -22,15 +22,7 @@ export function createCheckpointState({
   latestRequestContextId?: string | undefined;
   promptSpecDigest?: string | undefined;
 }): CheckpointState {
-  // Newest first, stopping at the first message already known: a log that grows by appends is
-  // then seeded in O(appended) per call, and encoders never re-hash what the log hashed.
-  for (let index = history.length - 1; index >= 0; index -= 1) {
-    const message = history.messages[index];
-    const digest = history.digestAt(index);
-    if (message === undefined || digest === undefined) break;
-    if (rememberMessageContentId(message, digest)) break;
-  }
-  return {
+  const state: CheckpointState = {
     formatVersion: checkpointFormatVersion,
     conversationId,
     epoch: history.epoch,
@@ -40,4 +32,8 @@ export function createCheckpointState({
     ...(promptSpecDigest === undefined ? {} : { promptSpecDigest }),
     headDigest: history.headDigest,
   };
+  // Encoders read the messages' digests from the log: nothing is hashed again, and no memo
+  // entry per message is kept.
+  rememberStateHistory(state, history);
+  return state;
 }

@@ -2,7 +2,7 @@ import { emptyHeadDigest, sha256Hex } from "@cursor/run";
 import { parseStateEnvelope } from "./checkpoint-state.js";
 import type { CheckpointState } from "./checkpoint-state.js";
 import { CheckpointError } from "./checkpoint-error.js";
-import { canonicalBytes, messageContentId, turnContentId } from "./content-id.js";
+import { canonicalBytes, stateMessageIds, turnContentId } from "./content-id.js";
 import { chainedHead, segmentIds, segmentStoreOf } from "./encode-cache.js";
 import type {
   CheckpointEncodeCache,
@@ -46,6 +46,7 @@ export function encodeCheckpoint({
   const key = secretKey(secret);
   const { metadata, messages, turns } = parseStateEnvelope(state);
   const store = segmentStoreOf(cache);
+  const messageId = stateMessageIds(state, messages);
   store.beginEncoding();
   const segments: EncodedSegment[] = [];
 
@@ -53,7 +54,7 @@ export function encodeCheckpoint({
   for (const { start, items } of chunks(messages)) {
     const segment =
       store.segmentOfObjects("m", items) ??
-      encodeSegment({ store, kind: "m", start, items, contentId: messageContentId });
+      encodeSegment({ store, kind: "m", start, items, contentId: messageId });
     const before = head;
     head = chainedHead(segment, before) ?? chainDigests(before, segmentIds(segment));
     store.rememberChain(segment, before, head);
@@ -68,7 +69,13 @@ export function encodeCheckpoint({
   for (const { start, items } of chunks(turns)) {
     segments.push(
       store.segmentOfObjects("t", items) ??
-        encodeSegment({ store, kind: "t", start, items, contentId: turnContentId }),
+        encodeSegment({
+          store,
+          kind: "t",
+          start,
+          items,
+          contentId: (index) => turnContentId(turns[index], `turns[${index}]`),
+        }),
     );
   }
 
@@ -127,10 +134,10 @@ function encodeSegment({
   kind: SegmentKind;
   start: number;
   items: readonly unknown[];
-  contentId: (item: unknown, where: string) => string;
+  /** The content id of the state's item at `index` (of messages or turns, as `kind` says). */
+  contentId: (index: number) => string;
 }): EncodedSegment {
-  const what = kind === "m" ? "messages" : "turns";
-  const ids = items.map((item, offset) => contentId(item, `${what}[${start + offset}]`));
+  const ids = items.map((_, offset) => contentId(start + offset));
   return store.segment({ kind, ids, items, blobs: () => blobsOf(items, ids) });
 }
 

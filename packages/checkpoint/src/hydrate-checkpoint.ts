@@ -2,7 +2,6 @@ import { HistoryConflictError, HistoryLog, InvalidHistoryError, deepFreeze } fro
 import { CheckpointError } from "./checkpoint-error.js";
 import { checkpointTurnSchema, describeIssues, parseStateEnvelope } from "./checkpoint-state.js";
 import type { CheckpointState, CheckpointTurn } from "./checkpoint-state.js";
-import { rememberMessageContentId } from "./content-id.js";
 
 /** A checkpoint brought back to life: the history log plus what the log does not hold. */
 export interface HydratedCheckpoint {
@@ -52,12 +51,6 @@ export function hydrateCheckpoint(state: CheckpointState): HydratedCheckpoint {
       message: "the hydrated history's head digest differs from the checkpoint's",
     });
   }
-  // The log's messages are frozen copies whose digests it has computed: remembering them lets
-  // the next write or encode of this history skip hashing it again.
-  history.messages.forEach((message, index) => {
-    const digest = history.digestAt(index);
-    if (digest !== undefined) rememberMessageContentId(message, digest);
-  });
   const parsedTurns = turns.map((turn, index) => {
     const parsed = checkpointTurnSchema.safeParse(turn);
     if (!parsed.success) {

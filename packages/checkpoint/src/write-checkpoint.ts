@@ -6,7 +6,7 @@ import { checkpointRefSchema } from "./checkpoint-ref.js";
 import type { CheckpointRef } from "./checkpoint-ref.js";
 import { describeIssues, parseStateEnvelope } from "./checkpoint-state.js";
 import type { CheckpointMetadata, CheckpointState } from "./checkpoint-state.js";
-import { messageContentId, turnContentId } from "./content-id.js";
+import { stateMessageIds, turnContentId } from "./content-id.js";
 import { chainDigests } from "./head-digest.js";
 import {
   checkRootMatchesRef,
@@ -61,6 +61,7 @@ export async function writeCheckpoint({
     previous === undefined ? undefined : await loadPreviousRoot(reader, previous);
   const sameConversation = previousRoot?.conversationId === metadata.conversationId;
   const messagePlan = planMessages({
+    idAt: stateMessageIds(state, messages),
     metadata,
     messages,
     previous: sameConversation ? previousRoot : undefined,
@@ -125,15 +126,17 @@ async function loadPreviousRoot(store: BlobStore, previous: CheckpointRef): Prom
 }
 
 function planMessages({
+  idAt,
   metadata,
   messages,
   previous,
 }: {
+  /** The content id of `messages[index]` (`stateMessageIds`). */
+  idAt: (index: number) => string;
   metadata: CheckpointMetadata;
   messages: readonly unknown[];
   previous: StoredRoot | undefined;
 }): SequencePlan {
-  const idAt = (index: number): string => messageContentId(messages[index], `messages[${index}]`);
   if (previous !== undefined && previous.epoch === metadata.epoch) {
     const { count, tail } = previous.messages;
     const tailStart = count - tail.length;

@@ -13,6 +13,7 @@ import {
   createRequestContextMessage,
   createRuntimeMessage,
   createToolResultMessage,
+  createUserMessage,
 } from "./message-builders.js";
 
 const digestA = "a".repeat(64);
@@ -178,15 +179,22 @@ describe("HistoryLog digests", () => {
         hash.mock.calls.filter(([input]) => typeof input === "string" && input.startsWith("{")),
       ).toHaveLength(2);
       log.append(checked.appended);
-      new HistoryLog({ messages: log.messages });
+      // Re-appending what the log holds, forking it and starting an epoch that keeps its
+      // messages read the digests the log holds.
+      log.append(log.messages);
+      const fork = log.fork();
+      fork.append(
+        createUserMessage({ id: "user_fork", content: [{ type: "text", text: "only in the fork" }] }),
+      );
       log.checkEpoch(log.messages);
       log.startEpoch(log.messages);
-      // Only the head chain (one short hash per message and log) is computed again, never the
-      // canonical JSON of a message.
+      // Only the head chain (one short hash per message and log) and the fork's new message are
+      // hashed, never the canonical JSON of a message hashed before.
       const messageHashes = hash.mock.calls
         .slice(afterCheck)
         .filter(([input]) => typeof input === "string" && input.startsWith("{"));
-      expect(messageHashes).toEqual([]);
+      expect(messageHashes).toHaveLength(1);
+      expect(messageHashes[0]![0]).toContain("user_fork");
       expect(checked.appended.every((m) => Object.isFrozen(m))).toBe(true);
     } finally {
       hash.mockRestore();
@@ -213,9 +221,18 @@ describe("HistoryLog digests", () => {
     ).toThrow(/is not JSON/);
   });
 
-  it("knows the digest of every message it validated or decoded, and of nothing else", () => {
-    const log = new HistoryLog({ messages: [context, runtime] });
-    expect(log.messages.map((message) => knownMessageDigest(message))).toEqual(log.digests);
+  it("knows the digest of a message on its way in, and hands it over to the log that commits it", () => {
+    const log = new HistoryLog({ messages: [context] });
+    const checked = log.check([runtime]);
+    // Validated, not committed: known (the commit will not hash it again).
+    expect(knownMessageDigest(checked.appended[0])).toBe(checked.digests[0]);
+    log.append(checked.appended);
+    // Committed: the log holds the digest, packed; no memo entry per held message is left.
+    expect(log.messages.map((message) => knownMessageDigest(message))).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect(log.digestAt(1)).toBe(checked.digests[0]);
     // The caller's objects are not the log's: they stay unknown (they could still change).
     expect(knownMessageDigest(context)).toBeUndefined();
     expect(knownMessageDigest(structuredClone(log.messages[0]))).toBeUndefined();
@@ -224,6 +241,12 @@ describe("HistoryLog digests", () => {
     const bytes = new TextEncoder().encode(canonical.canonicalJson(runtime));
     const decoded = decodeCanonicalMessage({ bytes, digest: messageDigest(runtime) });
     expect(knownMessageDigest(decoded)).toBe(messageDigest(runtime));
+    // A checked epoch's copies stay known until the epoch is started with them.
+    const epoch = log.checkEpoch([runtime]);
+    expect(knownMessageDigest(epoch.appended[0])).toBe(epoch.digests[0]);
+    log.startEpoch(epoch.appended);
+    expect(knownMessageDigest(log.messages[0])).toBeUndefined();
+    expect(log.digestAt(0)).toBe(epoch.digests[0]);
   });
 
   it("holds digests packed and gives back the exact hex: digestAt, digests, digestRange, a new epoch", () => {
@@ -245,20 +268,43 @@ describe("HistoryLog digests", () => {
     log.startEpoch([log.messages[1]!]);
     expect(log.digests).toEqual([expected[1]]);
     expect(log.digestAt(1)).toBeUndefined();
-    expect(knownMessageDigest(log.messages[0])).toBe(expected[1]);
+    expect(log.digestAt(0)).toBe(expected[1]);
   });
 
-  it("finds a held message's digest through its log, in a second log and a later epoch", () => {
+  it("forks into a log with the same messages, digests and head that then moves on its own", () => {
+    const log = new HistoryLog({ messages: [context, runtime, assistantWithCalls] });
+    const fork = log.fork();
+    expect(fork.epoch).toBe(log.epoch);
+    expect(fork.headDigest).toBe(log.headDigest);
+    expect(fork.digests).toEqual(log.digests);
+    // The very objects, and the same indexes and pending calls.
+    fork.messages.forEach((message, index) => expect(message).toBe(log.messages[index]));
+    expect(fork.get(runtime.id)).toBe(log.get(runtime.id));
+    expect(fork.findByEventId(runtime.eventId)).toBe(log.findByEventId(runtime.eventId));
+    expect(fork.pendingToolCalls()).toEqual(log.pendingToolCalls());
+    const [call] = assistantWithCalls.toolCalls;
+    const answer = createToolResultMessage({ callId: call!.callId, name: call!.name, content: "x" });
+    fork.append(answer);
+    expect(fork.length).toBe(4);
+    expect(log.length).toBe(3);
+    expect(log.pendingToolCalls()).toHaveLength(assistantWithCalls.toolCalls.length);
+    expect(fork.headDigest).toBe(
+      new HistoryLog({ messages: [context, runtime, assistantWithCalls, answer] }).headDigest,
+    );
+    // What the fork committed stays known for the log that commits it for good.
+    const [forked] = fork.messages.slice(3);
+    expect(knownMessageDigest(forked)).toBe(fork.digestAt(3));
+    log.append(forked);
+    expect(log.messages[3]).toBe(forked);
+    expect(log.headDigest).toBe(fork.headDigest);
+  });
+
+  it("a new log given another log's messages validates them as any input (its own copies)", () => {
     const first = new HistoryLog({ messages: [context, runtime] });
-    const [heldContext, heldRuntime] = first.messages;
     const second = new HistoryLog({ messages: first.messages });
     expect(second.digests).toEqual(first.digests);
-    expect(knownMessageDigest(heldContext)).toBe(first.digestAt(0));
-    first.startEpoch([heldRuntime]);
-    // The kept message stays known; the second log still holds both with their digests.
-    expect(knownMessageDigest(heldRuntime)).toBe(second.digestAt(1));
-    expect(second.digestAt(0)).toBe(messageDigest(context));
-    expect(messageDigest(heldContext!)).toBe(second.digestAt(0));
+    expect(second.headDigest).toBe(first.headDigest);
+    expect(second.messages[0]).toEqual(first.messages[0]);
   });
 
   it("refuses a reused tool call id whether its call is pending or answered", () => {

@@ -16,40 +16,29 @@ export function messageDigest(message: CanonicalMessage): string {
 }
 
 /**
- * Digests of the messages this module validated: each is a deep-frozen copy made by the schema
- * (or decoded from bytes whose hash was checked), so its content, and with it its digest, can
- * never change. Handing one back (the plan's messages to the model loop, the loop's batch to
- * `append`, a store's decoded rows to a new log) costs neither a parse nor a hash: every message
- * is hashed once on its way in. A message on its way in maps to its digest; once a log holds it,
- * to that log, which keeps the digest packed (`DigestTable`): the hex string is not held for as
- * long as the conversation is open.
+ * Digests of the messages this module validated and no log holds yet: each is a deep-frozen
+ * copy made by the schema (or decoded from bytes whose hash was checked), so its content, and
+ * with it its digest, can never change. Handing one on (the plan's messages to the model loop,
+ * the loop's batch to `append`, a store's decoded rows to a new log) costs neither a parse nor
+ * a hash: every message is hashed once on its way in. A log that commits a message takes its
+ * digest over (packed in its `DigestTable`, read with `digestAt`) and drops the entry here: an
+ * open conversation pays no memo entry per message it holds.
  */
-const knownDigests = new WeakMap<object, string | HistoryLog>();
-
-/** Set by `HistoryLog`'s static block: the digest of `message` if `log` holds it. */
-let digestHeldBy: (log: HistoryLog, message: CanonicalMessage) => string | undefined;
+const knownDigests = new WeakMap<object, string>();
 
 function knownDigest(value: object): string | undefined {
-  const known = knownDigests.get(value);
-  return typeof known === "string" || known === undefined
-    ? known
-    : digestHeldBy(known, value as CanonicalMessage);
+  return knownDigests.get(value);
 }
 
 /**
- * The digest of a message this module validated (or decoded from verified bytes), if `value` is
- * one: its content address, known without a hash. Other packages that address messages by
- * content (checkpoint encoders) use it rather than keeping their own memo of the same digests.
+ * The digest of a message this module validated (or decoded from verified bytes) that no log
+ * holds yet, if `value` is one: its content address, known without a hash. A message a log
+ * holds has its digest there (`HistoryLog.digestAt`); encoders that have the log use that.
  */
 export function knownMessageDigest(value: unknown): string | undefined {
   return typeof value === "object" && value !== null ? knownDigest(value) : undefined;
 }
 
-function validated(raw: unknown): { message: CanonicalMessage; digest: string } | undefined {
-  if (typeof raw !== "object" || raw === null) return undefined;
-  const digest = knownDigest(raw);
-  return digest === undefined ? undefined : { message: raw as CanonicalMessage, digest };
-}
 
 /**
  * Decodes a message read back from storage: `bytes` must be the message's canonical JSON and
@@ -154,24 +143,16 @@ export class HistoryLog {
   #pendingCalls = new Map<string, PendingToolCall>();
   #latestRequestContextIndex = -1;
   /**
-   * Whether this log becomes the digest holder of the messages it commits (see `knownDigests`):
-   * `free` when no live log holds a message yet (a log built from another's messages, which is
-   * often thrown away, is not kept alive by them), `claim` for the next epoch `startEpoch`
-   * moves in here (its messages' old holder, this log, is about to hold another epoch), `none`
-   * for `checkEpoch`'s throwaway log.
+   * Whether committing a message takes its digest over from `knownDigests` (see there). Not for
+   * `checkEpoch`'s throwaway log: the messages it validated are handed on, and the log that
+   * then commits them (`startEpoch`) must still find their digests.
    */
-  #holds: "free" | "claim" | "none" = "free";
-
-  static {
-    digestHeldBy = (log, message) => {
-      // The log that committed `message` may have moved to a later epoch since: its index then
-      // names another message (or none), and the digest is not known here.
-      const index = log.#byId.get(message.id);
-      return index !== undefined && log.#messages[index] === message
-        ? log.#digests.at(index)
-        : undefined;
-    };
-  }
+  #takesDigests = true;
+  /**
+   * The log a new epoch's log is built from (`checkEpoch`, `startEpoch`): the messages the
+   * replacement keeps are that log's, and their digests are read there instead of hashed again.
+   */
+  #parent: HistoryLog | undefined;
 
   constructor({
     epoch = 0,
@@ -265,7 +246,8 @@ export class HistoryLog {
    */
   checkEpoch(replacement: readonly unknown[]): AppendResult {
     const next = new HistoryLog({ epoch: this.#epoch + 1 });
-    next.#holds = "none";
+    next.#takesDigests = false;
+    next.#parent = this;
     next.append(replacement);
     return next.#result();
   }
@@ -276,9 +258,9 @@ export class HistoryLog {
    */
   startEpoch(replacement: readonly unknown[]): AppendResult {
     const next = new HistoryLog({ epoch: this.#epoch + 1 });
-    next.#holds = "claim";
+    next.#parent = this;
     next.append(replacement);
-    next.#holds = "free";
+    next.#parent = undefined;
     this.#epoch = next.#epoch;
     this.#messages = next.#messages;
     this.#digests = next.#digests;
@@ -289,6 +271,47 @@ export class HistoryLog {
     this.#byResultCallId = next.#byResultCallId;
     this.#latestRequestContextIndex = next.#latestRequestContextIndex;
     return this.#result();
+  }
+
+  /**
+   * `raw` with its digest when no parse or hash is needed: a message on its way in
+   * (`knownDigests`), or one this log (or the log its epoch is built from) holds.
+   */
+  #validated(raw: unknown): { message: CanonicalMessage; digest: string } | undefined {
+    if (typeof raw !== "object" || raw === null) return undefined;
+    const parent = this.#parent;
+    const digest =
+      knownDigest(raw) ??
+      this.#heldDigest(raw) ??
+      (parent === undefined ? undefined : parent.#heldDigest(raw));
+    return digest === undefined ? undefined : { message: raw as CanonicalMessage, digest };
+  }
+
+  /** The digest of `raw` if this very object is one of this log's messages. */
+  #heldDigest(raw: object): string | undefined {
+    const id = (raw as { id?: unknown }).id;
+    if (typeof id !== "string") return undefined;
+    const index = this.#byId.get(id);
+    return index !== undefined && this.#messages[index] === raw
+      ? this.#digests.at(index)
+      : undefined;
+  }
+
+  /**
+   * A copy of this log (same epoch, messages, digests and head) that moves on its own from here:
+   * nothing is validated or hashed again (the digests are copied from this log), so a caller
+   * can try a change on the copy (a compaction that summarises a turn's results before they are
+   * committed) and keep or drop it. The copy leaves the digests of the messages it commits in
+   * `knownDigests`: the log that commits them for good does not hash them again either.
+   */
+  fork(): HistoryLog {
+    const copy = new HistoryLog({ epoch: this.#epoch });
+    copy.#takesDigests = false;
+    for (let index = 0; index < this.#messages.length; index += 1) {
+      copy.#hold(this.#messages[index]!, this.#digests.at(index)!);
+    }
+    copy.#head = this.#head;
+    return copy;
   }
 
   #result(): AppendResult {
@@ -311,7 +334,7 @@ export class HistoryLog {
     const batchEventIds = new Map<string, string>();
     const pending = new Map(this.#pendingCalls);
     for (const raw of batch) {
-      const { message, digest } = validated(raw) ?? validate(raw);
+      const { message, digest } = this.#validated(raw) ?? validate(raw);
       const eventId = "eventId" in message ? message.eventId : undefined;
       const existing = this.#byId.get(message.id);
       const existingDigest =
@@ -402,23 +425,21 @@ export class HistoryLog {
     return this.#pendingCalls.has(callId) || this.#byResultCallId.has(callId);
   }
 
-  #hold(message: CanonicalMessage): void {
-    if (this.#holds === "none") return;
-    if (this.#holds === "free") {
-      const holder = knownDigests.get(message);
-      if (typeof holder === "object" && digestHeldBy(holder, message) !== undefined) return;
-    }
-    knownDigests.set(message, this);
-  }
 
   #commit(message: CanonicalMessage, digest: string): void {
+    this.#hold(message, digest);
+    this.#head = chainHeadDigest(this.#head, digest);
+    // The log holds the digest from here on (packed); the memo entry would only cost memory.
+    if (this.#takesDigests) knownDigests.delete(message);
+  }
+
+  /** Stores a message and its digest, and indexes it (everything a commit does but the head). */
+  #hold(message: CanonicalMessage, digest: string): void {
     const index = this.#messages.length;
     this.#messages.push(message);
     this.#digests.push(digest);
     this.#byId.add(message.id, index);
     if ("eventId" in message) this.#byEventId.add(message.eventId, index);
-    this.#head = chainHeadDigest(this.#head, digest);
-    this.#hold(message);
     if (message.kind === "request-context") this.#latestRequestContextIndex = index;
     if (message.kind === "assistant") {
       for (const call of message.toolCalls) {

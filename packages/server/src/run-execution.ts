@@ -1,7 +1,6 @@
 import { createConversationCompactor } from "@cursor/projection";
 import type { CallModelPlan, CompactPlan, TurnPlan } from "@cursor/projection";
 import {
-  HistoryLog,
   RunCancelledError,
   contextBudget,
   describeLoopError,
@@ -268,14 +267,13 @@ export class RunExecution {
   async #compactManually(plan: CompactPlan, sink: RunSink): Promise<PlanResult> {
     const { history } = this.#owner.state.head;
     // Summarise a copy that already holds the turn's closing results, so the whole summarize turn
-    // is one transaction (the new epoch) or nothing. The copies carry their digests: no hashing.
-    const working =
-      plan.appended.length === 0
-        ? history
-        : new HistoryLog({
-            epoch: history.epoch,
-            messages: [...history.messages, ...plan.appended],
-          });
+    // is one transaction (the new epoch) or nothing. The fork copies the digests and the results
+    // carry theirs: nothing is hashed again.
+    let working = history;
+    if (plan.appended.length > 0) {
+      working = history.fork();
+      working.append(plan.appended);
+    }
     sink.event({ type: "compaction.started", reason: "manual" });
     const result = await this.#compactor(
       this.#provider("summarizer"),
