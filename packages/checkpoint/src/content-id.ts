@@ -1,15 +1,20 @@
 import { canonicalJson, canonicalMessageSchema, knownMessageDigest, sha256Hex } from "@cursor/run";
 import type { CanonicalMessage, HistoryLog } from "@cursor/run";
 import type { z } from "zod";
+import { RecentIds } from "./recent-ids.js";
 import { CheckpointError } from "./checkpoint-error.js";
 import { checkpointTurnSchema, describeIssues } from "./checkpoint-state.js";
 import type { CheckpointTurn } from "./checkpoint-state.js";
 
 // Content ids are cached per object, but only for frozen objects (HistoryLog deep-freezes every
 // message it stores): a frozen object cannot change after it was hashed, so re-encoding a growing
-// conversation validates and hashes each message once instead of on every turn.
+// conversation validates and hashes each message once instead of on every turn. Messages of a
+// state a log made need no memo (`stateMessageIds`). Turn records are encoded again only while
+// they are in a conversation's open segment, whose ids the encode cache keeps (`knownIds`): the
+// memo here keeps the recent ones only (for encoders without a cache), not one entry per turn of
+// every open conversation.
 const messageIds = new WeakMap<object, string>();
-const turnIds = new WeakMap<object, string>();
+const turnIds = new RecentIds(256);
 
 /** The canonical JSON bytes of a value: what a blob holds and what its id hashes. */
 export function canonicalBytes(value: unknown): Buffer {
@@ -24,7 +29,7 @@ function contentId<T>({
 }: {
   value: unknown;
   schema: z.ZodType<T>;
-  cache: WeakMap<object, string>;
+  cache: { get(value: object): string | undefined; set(value: object, id: string): unknown };
   where: string;
 }): string {
   const isObject = typeof value === "object" && value !== null;

@@ -84,6 +84,13 @@ interface SegmentName {
 
 const maxChainMemos = 4;
 
+/** A partial (last) segment this store encoded: its items and their ids. */
+interface OpenSegment {
+  readonly kind: SegmentKind;
+  readonly items: readonly unknown[];
+  readonly packedIds: Buffer;
+}
+
 interface ObjectsEntry {
   readonly kind: SegmentKind;
   /** Key of the segment in the LRU map (not the segment: an evicted one stays evicted). */
@@ -99,6 +106,12 @@ export class SegmentStore {
   /** Keys of the segments the encoding in progress used (`conversation` scope). */
   #used = new Set<string>();
   #byFirstObject = new WeakMap<object, ObjectsEntry>();
+  /**
+   * The last partial segment encoded after each first item: a conversation's open segment is
+   * encoded again turn after turn, one item longer, and the ids of the items it still holds are
+   * read here instead of computed again (turn records have no log holding their ids).
+   */
+  #openByFirstObject = new WeakMap<object, OpenSegment>();
   #cachedBytes = 0;
   #segmentsReused = 0;
   #segmentsCompressed = 0;
@@ -136,6 +149,7 @@ export class SegmentStore {
   clear(): void {
     this.#entries.clear();
     this.#byFirstObject = new WeakMap();
+    this.#openByFirstObject = new WeakMap();
     this.#cachedBytes = 0;
   }
 
@@ -187,6 +201,33 @@ export class SegmentStore {
       if (known.items[index] !== items[index]) return undefined;
     }
     return this.#hit(known.key);
+  }
+
+  /**
+   * The id of each of `items` this store computed when it encoded the partial segment that
+   * started with the same first item: for an index where that segment held the very (frozen)
+   * object, its id; undefined elsewhere.
+   */
+  knownIds(kind: SegmentKind, items: readonly unknown[]): (offset: number) => string | undefined {
+    const first = items[0];
+    const open =
+      typeof first === "object" && first !== null ? this.#openByFirstObject.get(first) : undefined;
+    if (open === undefined || open.kind !== kind) return () => undefined;
+    return (offset) =>
+      offset < open.items.length && open.items[offset] === items[offset]
+        ? open.packedIds.toString("hex", offset * 32, offset * 32 + 32)
+        : undefined;
+  }
+
+  /** Remembers the ids of a partial segment of frozen items (`knownIds`); a full one is kept whole. */
+  rememberOpen(kind: SegmentKind, items: readonly unknown[], segment: EncodedSegment): void {
+    const first = items[0];
+    if (typeof first !== "object" || first === null) return;
+    if (items.length >= tokenSegmentSize || !items.every(isFrozenObject)) {
+      this.#openByFirstObject.delete(first);
+      return;
+    }
+    this.#openByFirstObject.set(first, { kind, items: [...items], packedIds: segment.packedIds });
   }
 
   /** The segment holding these blobs; `blobs` is called only on a miss. */
@@ -246,9 +287,7 @@ export class SegmentStore {
 
   #rememberObjects(kind: SegmentKind, key: string, items: readonly unknown[]): void {
     const first = items[0];
-    const frozen = items.every(
-      (item) => typeof item === "object" && item !== null && Object.isFrozen(item),
-    );
+    const frozen = items.every(isFrozenObject);
     if (!frozen || typeof first !== "object" || first === null) return;
     this.#byFirstObject.set(first, { kind, key, items: [...items] });
   }
@@ -300,6 +339,9 @@ export function chainedHead(segment: EncodedSegment, before: string): string | u
 export function segmentIds(segment: EncodedSegment): string[] {
   return unpackIds(segment.packedIds);
 }
+
+const isFrozenObject = (item: unknown): boolean =>
+  typeof item === "object" && item !== null && Object.isFrozen(item);
 
 function hasPart(segment: EncodedSegment | SegmentName): segment is EncodedSegment {
   return "part" in segment;

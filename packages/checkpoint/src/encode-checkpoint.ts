@@ -137,8 +137,11 @@ function encodeSegment({
   /** The content id of the state's item at `index` (of messages or turns, as `kind` says). */
   contentId: (index: number) => string;
 }): EncodedSegment {
-  const ids = items.map((_, offset) => contentId(start + offset));
-  return store.segment({ kind, ids, items, blobs: () => blobsOf(items, ids) });
+  const known = store.knownIds(kind, items);
+  const ids = items.map((_, offset) => known(offset) ?? contentId(start + offset));
+  const segment = store.segment({ kind, ids, items, blobs: () => blobsOf(items, ids) });
+  store.rememberOpen(kind, items, segment);
+  return segment;
 }
 
 function blobsOf(items: readonly unknown[], ids: readonly string[]): SegmentBlob[] {

@@ -1,7 +1,7 @@
 import * as run from "@cursor/run";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { agentConversation } from "./__fixtures__/histories.js";
-import { stateOf, testSecret } from "./__fixtures__/states.js";
+import { growingStates, stateOf, testSecret } from "./__fixtures__/states.js";
 import { MemoryBlobStore } from "./blob-store.js";
 import { encodeCheckpointDelta } from "./checkpoint-delta.js";
 import { decodeCheckpoint } from "./decode-checkpoint.js";
@@ -68,5 +68,35 @@ describe("the content ids of a state made from a log", () => {
     // Index 0 of the log is now the kept message, not the state's first: every id is computed.
     expect(contentIdHashes()).toBe(state.messages.length);
     expect(decodeCheckpoint({ token, secret: testSecret })).toEqual(state);
+  });
+});
+
+describe("the content ids of turn records", () => {
+  it("are hashed once while conversations grow: encodings turn after turn hash only new turns", () => {
+    const turnHashes = () =>
+      vi
+        .mocked(run.sha256Hex)
+        .mock.calls.filter(
+          ([input]) =>
+            typeof input === "string" && input.startsWith("{") && input.includes('"messageIds":'),
+        ).length;
+    // Sixteen conversations at once, each with its own encode cache: their open segments hold
+    // more turns than the process-wide memo of recent turn ids, so what spares the hashing is
+    // each cache's ids of its conversation's open segment.
+    const conversations = Array.from({ length: 16 }, () => {
+      const built = agentConversation(30);
+      return {
+        built,
+        states: [...growingStates(built)],
+        cache: createCheckpointEncodeCache({ scope: "conversation" }),
+      };
+    });
+    vi.mocked(run.sha256Hex).mockClear();
+    for (let turn = 0; turn < 30; turn += 1) {
+      for (const { states, cache } of conversations) {
+        encodeCheckpoint({ state: states[turn]!, secret: testSecret, cache });
+      }
+    }
+    expect(turnHashes()).toBe(16 * 30);
   });
 });

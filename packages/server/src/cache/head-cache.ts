@@ -4,7 +4,7 @@ import { jsonSize } from "./json-size.js";
 
 /**
  * Heap a message costs beyond its JSON text: its content address (32 bytes in the history's
- * packed digest table, and an entry in the digest memo naming the log that holds it), the
+ * packed digest table; the log holds it, no memo entry does), the
  * history's id and event-id position indexes, the projection and token-count memos of
  * `@cursor/run` (per conversation: a few pointers per message) and the projected message itself,
  * the provider package's conversion memo (its body items), the prompt fingerprint's link chain
@@ -13,9 +13,12 @@ import { jsonSize } from "./json-size.js";
  * conversation beside what it measured, within a few per cent at 10, 100 and 1 000 turns); all
  * of it is freed with the head (the memos are keyed by the head's frozen objects).
  */
-const messageOverheadBytes = 470;
-/** The same for a turn record (its strings are counted by its JSON size). */
-const turnOverheadBytes = 130;
+const messageOverheadBytes = 410;
+/**
+ * The same for a turn record (its strings are counted by its JSON size; its content id is kept
+ * only while it is in the checkpoint's open segment).
+ */
+const turnOverheadBytes = 80;
 /** The owner, its state, its history log, its turn index and their tables and memos when empty. */
 const headBaseBytes = 10_240;
 
