@@ -184,7 +184,10 @@ describe("HistoryLog digests", () => {
       log.append(log.messages);
       const fork = log.fork();
       fork.append(
-        createUserMessage({ id: "user_fork", content: [{ type: "text", text: "only in the fork" }] }),
+        createUserMessage({
+          id: "user_fork",
+          content: [{ type: "text", text: "only in the fork" }],
+        }),
       );
       log.checkEpoch(log.messages);
       log.startEpoch(log.messages);
@@ -283,7 +286,11 @@ describe("HistoryLog digests", () => {
     expect(fork.findByEventId(runtime.eventId)).toBe(log.findByEventId(runtime.eventId));
     expect(fork.pendingToolCalls()).toEqual(log.pendingToolCalls());
     const [call] = assistantWithCalls.toolCalls;
-    const answer = createToolResultMessage({ callId: call!.callId, name: call!.name, content: "x" });
+    const answer = createToolResultMessage({
+      callId: call!.callId,
+      name: call!.name,
+      content: "x",
+    });
     fork.append(answer);
     expect(fork.length).toBe(4);
     expect(log.length).toBe(3);

@@ -39,7 +39,6 @@ export function knownMessageDigest(value: unknown): string | undefined {
   return typeof value === "object" && value !== null ? knownDigest(value) : undefined;
 }
 
-
 /**
  * Decodes a message read back from storage: `bytes` must be the message's canonical JSON and
  * hash to `digest` (its content address). Returns the validated, frozen message; a `HistoryLog`
@@ -424,7 +423,6 @@ export class HistoryLog {
   #callUsed(callId: string): boolean {
     return this.#pendingCalls.has(callId) || this.#byResultCallId.has(callId);
   }
-
 
   #commit(message: CanonicalMessage, digest: string): void {
     this.#hold(message, digest);

@@ -1,11 +1,6 @@
 import { createConversationCompactor } from "@cursor/projection";
 import type { CallModelPlan, CompactPlan, TurnPlan } from "@cursor/projection";
-import {
-  RunCancelledError,
-  contextBudget,
-  describeLoopError,
-  runModelLoop,
-} from "@cursor/run";
+import { RunCancelledError, contextBudget, describeLoopError, runModelLoop } from "@cursor/run";
 import type {
   CompactionRequest,
   CompactionResult,
