@@ -53,7 +53,7 @@ function contentId<T>({
 }
 
 /** Validates a message (once per frozen object) and returns its blob id (`messageDigest`). */
-export function messageContentId(message: unknown, where: string): string {
+function messageContentId(message: unknown, where: string): string {
   // A message a HistoryLog validated: its digest is its blob id, and it needs no memo here.
   const known = knownMessageDigest(message);
   if (known !== undefined) return known;
