@@ -263,7 +263,8 @@ export class RunExecution {
     const { history } = this.#owner.state.head;
     // Summarise a copy that already holds the turn's closing results, so the whole summarize turn
     // is one transaction (the new epoch) or nothing. The fork copies the digests and the results
-    // carry theirs: nothing is hashed again.
+    // carry theirs: the history is not hashed again (the summary is, once, when the fork itself
+    // moves to the new epoch after the head did).
     let working = history;
     if (plan.appended.length > 0) {
       working = history.fork();
