@@ -8,7 +8,7 @@ import {
   sha256HexSchema,
 } from "./checkpoint-state.js";
 import type { CheckpointState, CheckpointTurn } from "./checkpoint-state.js";
-import { canonicalBytes, stateMessageIds, turnContentId } from "./content-id.js";
+import { canonicalBytes, stateMessageIds, stateTurnIds } from "./content-id.js";
 import {
   checkConversation,
   decodeCheckpoint,
@@ -136,7 +136,7 @@ export function encodeCheckpointDelta({
       kind: "t",
       items: turns.slice(base.turnCount),
       start: base.turnCount,
-      contentId: (index) => turnContentId(turns[index], `turns[${index}]`),
+      contentId: stateTurnIds(turns),
     }),
   ];
   const header: DeltaHeader = {

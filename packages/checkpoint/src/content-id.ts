@@ -66,7 +66,7 @@ function messageContentId(message: unknown, where: string): string {
 }
 
 /** Validates a turn (once per frozen object) and returns its blob id. */
-export function turnContentId(turn: unknown, where: string): string {
+function turnContentId(turn: unknown, where: string): string {
   return contentId<CheckpointTurn>({
     value: turn,
     schema: checkpointTurnSchema,
@@ -104,4 +104,9 @@ export function stateMessageIds(
     }
     return messageContentId(message, `messages[${index}]`);
   };
+}
+
+/** The content id of the turn record at each index of a state's `turns` (`turnContentId`). */
+export function stateTurnIds(turns: readonly unknown[]): (index: number) => string {
+  return (index) => turnContentId(turns[index], `turns[${index}]`);
 }

@@ -5,7 +5,7 @@ import { tokenHeaderSchema, tokenSegmentSize } from "./token-header.js";
 import type { TokenHeader } from "./token-header.js";
 import { encodeSegmentContent } from "./token-segment.js";
 import type { SegmentBlob } from "./token-segment.js";
-import { packIds, unpackIds } from "./packed-ids.js";
+import { packedIdAt, packIds, unpackIds } from "./packed-ids.js";
 
 /** What the cache did since it was created: how much work re-encoding actually saved. */
 export interface CheckpointEncodeCacheStats {
@@ -215,7 +215,7 @@ export class SegmentStore {
     if (open === undefined || open.kind !== kind) return () => undefined;
     return (offset) =>
       offset < open.items.length && open.items[offset] === items[offset]
-        ? open.packedIds.toString("hex", offset * 32, offset * 32 + 32)
+        ? packedIdAt(open.packedIds, offset)
         : undefined;
   }
 

@@ -2,7 +2,7 @@ import { emptyHeadDigest, sha256Hex } from "@cursor/run";
 import { parseStateEnvelope } from "./checkpoint-state.js";
 import type { CheckpointState } from "./checkpoint-state.js";
 import { CheckpointError } from "./checkpoint-error.js";
-import { canonicalBytes, stateMessageIds, turnContentId } from "./content-id.js";
+import { canonicalBytes, stateMessageIds, stateTurnIds } from "./content-id.js";
 import { chainedHead, segmentIds, segmentStoreOf } from "./encode-cache.js";
 import type {
   CheckpointEncodeCache,
@@ -47,6 +47,7 @@ export function encodeCheckpoint({
   const { metadata, messages, turns } = parseStateEnvelope(state);
   const store = segmentStoreOf(cache);
   const messageId = stateMessageIds(state, messages);
+  const turnId = stateTurnIds(turns);
   store.beginEncoding();
   const segments: EncodedSegment[] = [];
 
@@ -69,13 +70,7 @@ export function encodeCheckpoint({
   for (const { start, items } of chunks(turns)) {
     segments.push(
       store.segmentOfObjects("t", items) ??
-        encodeSegment({
-          store,
-          kind: "t",
-          start,
-          items,
-          contentId: (index) => turnContentId(turns[index], `turns[${index}]`),
-        }),
+        encodeSegment({ store, kind: "t", start, items, contentId: turnId }),
     );
   }
 

@@ -22,8 +22,13 @@ export function packIds(ids: readonly string[]): Buffer {
 /** The ids `packIds` packed, as lowercase hex, in order. */
 export function unpackIds(packed: Buffer): string[] {
   const ids: string[] = [];
-  for (let start = 0; start < packed.byteLength; start += idBytes) {
-    ids.push(packed.toString("hex", start, start + idBytes));
+  for (let index = 0; index < packed.byteLength / idBytes; index += 1) {
+    ids.push(packedIdAt(packed, index));
   }
   return ids;
+}
+
+/** Id `index` of packed ids, lowercase hex. */
+export function packedIdAt(packed: Buffer, index: number): string {
+  return packed.toString("hex", index * idBytes, (index + 1) * idBytes);
 }

@@ -6,7 +6,7 @@ import { checkpointRefSchema } from "./checkpoint-ref.js";
 import type { CheckpointRef } from "./checkpoint-ref.js";
 import { describeIssues, parseStateEnvelope } from "./checkpoint-state.js";
 import type { CheckpointMetadata, CheckpointState } from "./checkpoint-state.js";
-import { stateMessageIds, turnContentId } from "./content-id.js";
+import { stateMessageIds, stateTurnIds } from "./content-id.js";
 import { chainDigests } from "./head-digest.js";
 import {
   checkRootMatchesRef,
@@ -182,7 +182,7 @@ async function planTurns({
   turns: readonly unknown[];
   previous: StoredRoot | undefined;
 }): Promise<SequencePlan> {
-  const idAt = (index: number): string => turnContentId(turns[index], `turns[${index}]`);
+  const idAt = stateTurnIds(turns);
   let keep = 0;
   if (previous !== undefined) {
     // Turns are append-only except the newest, which grows while its run continues. The turns of

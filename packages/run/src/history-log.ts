@@ -12,7 +12,7 @@ import { PositionIndex } from "./position-index.js";
 
 /** SHA-256 of a message's canonical JSON: its content address (also the checkpoint blob id). */
 export function messageDigest(message: CanonicalMessage): string {
-  return knownDigest(message) ?? sha256Hex(canonicalJson(message));
+  return knownDigests.get(message) ?? sha256Hex(canonicalJson(message));
 }
 
 /**
@@ -26,17 +26,13 @@ export function messageDigest(message: CanonicalMessage): string {
  */
 const knownDigests = new WeakMap<object, string>();
 
-function knownDigest(value: object): string | undefined {
-  return knownDigests.get(value);
-}
-
 /**
  * The digest of a message this module validated (or decoded from verified bytes) that no log
  * holds yet, if `value` is one: its content address, known without a hash. A message a log
  * holds has its digest there (`HistoryLog.digestAt`); encoders that have the log use that.
  */
 export function knownMessageDigest(value: unknown): string | undefined {
-  return typeof value === "object" && value !== null ? knownDigest(value) : undefined;
+  return typeof value === "object" && value !== null ? knownDigests.get(value) : undefined;
 }
 
 /**
@@ -280,7 +276,7 @@ export class HistoryLog {
     if (typeof raw !== "object" || raw === null) return undefined;
     const parent = this.#parent;
     const digest =
-      knownDigest(raw) ??
+      knownDigests.get(raw) ??
       this.#heldDigest(raw) ??
       (parent === undefined ? undefined : parent.#heldDigest(raw));
     return digest === undefined ? undefined : { message: raw as CanonicalMessage, digest };
