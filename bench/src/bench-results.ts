@@ -24,6 +24,13 @@ export interface BenchSettings {
   readonly growthWindowTurns: number;
   readonly overheadHistoryTurns: readonly number[];
   readonly overheadSamples: number;
+  /**
+   * Samples per path at 1 000 turns of history and more, where a call takes ~150 ms and the
+   * measured conversations' setup is 5 MB each (absent: `overheadSamples`).
+   */
+  readonly overheadSamplesLong?: number;
+  /** Calls on every path before the measured ones, on conversations of their own (JIT warm-up). */
+  readonly overheadWarmupCalls?: number;
   /** Conversations streaming at once in the overhead part (each history length at each). */
   readonly overheadConcurrency?: readonly number[];
   /** History lengths of the appendix's CPU profiles, and requests profiled at each. */

@@ -141,7 +141,15 @@ export async function runBench({
           row = await measureGatewayOverhead({
             historyTurns,
             concurrency,
-            samples: settings.overheadSamples,
+            samples:
+              historyTurns >= 1_000
+                ? (settings.overheadSamplesLong ?? settings.overheadSamples)
+                : settings.overheadSamples,
+            warmupCalls: Math.min(
+              settings.overheadWarmupCalls ?? 0,
+              // Long bodies: fewer warm-up calls (they take long; the code is warm sooner).
+              Math.max(32, Math.round(32_000 / historyTurns)),
+            ),
             seed: settings.seed + 2,
             toolResultChars: settings.toolResultChars,
             onProgress: progress.update,

@@ -108,6 +108,7 @@ export async function measureGatewayOverhead({
   historyTurns,
   concurrency = 1,
   samples,
+  warmupCalls = 0,
   seed,
   toolResultChars,
   onProgress,
@@ -115,6 +116,12 @@ export async function measureGatewayOverhead({
   historyTurns: number;
   concurrency?: number;
   samples: number;
+  /**
+   * Calls on every path before the measured ones, on conversations of their own (their histories
+   * grow; the measured ones stay near `historyTurns`): a gateway serves thousands of calls, so
+   * what it costs is what its code costs once the JIT has compiled it, as for the proxy.
+   */
+  warmupCalls?: number;
   seed: number;
   toolResultChars: number;
   onProgress?: (done: number, total: number) => void;
@@ -131,6 +138,11 @@ export async function measureGatewayOverhead({
     contextWindow: unlimitedContextWindow,
   });
   const rounds = Math.max(3, Math.ceil(samples / concurrency));
+  // Each measured conversation gets at most `turnsPerConversation` measured turns, so the history
+  // a call sees stays within a few short turns of `historyTurns` however many samples are taken.
+  const groups = Math.max(1, Math.ceil(rounds / turnsPerConversation));
+  const warmupRounds = Math.ceil(warmupCalls / concurrency);
+  const warmupGroups = Math.ceil(warmupRounds / turnsPerConversation);
   const times: Record<Path, StreamTiming[]> = { direct: [], proxy: [], relay: [], gateway: [] };
   const bodyBytes: number[] = [];
   const stringifyMs: number[] = [];
@@ -193,10 +205,14 @@ export async function measureGatewayOverhead({
     );
 
   try {
-    // Setup: each conversation resumed from its checkpoint with the session's next user turn.
+    // Setup: each conversation resumed from its checkpoint with the session's next user turn:
+    // `groups` sets of `concurrency` measured conversations, and `warmupGroups` for the warm-up.
     const conversations: { conversationId: string; template: RunRequestBody }[] = [];
-    for (let index = 0; index < concurrency; index += 1) {
-      const conversationId = `overhead-${historyTurns}-${index}`;
+    for (let index = 0; index < concurrency * (groups + warmupGroups); index += 1) {
+      const conversationId =
+        index < concurrency * groups
+          ? `overhead-${historyTurns}-${index}`
+          : `overhead-${historyTurns}-warm-${index}`;
       const seeded = seededConversation({
         conversationId,
         historyTurns,
@@ -218,15 +234,19 @@ export async function measureGatewayOverhead({
       conversations.push({ conversationId, template: template.body });
     }
     await fake.reset();
-    // One warm-up round on every path (JIT, connection pools), then the measured rounds.
-    for (let round = -1; round < rounds; round += 1) {
+    // Warm-up rounds on every path (JIT, connection pools), then the measured rounds.
+    const setOf = (index: number) =>
+      conversations.slice(index * concurrency, (index + 1) * concurrency);
+    for (let round = -warmupRounds; round < rounds; round += 1) {
       onProgress?.(Math.max(0, round), rounds);
-      const turns = conversations.map((conversation) => userTurn(conversation, round));
+      const group =
+        round < 0 ? setOf(groups + ((round + warmupRounds) % warmupGroups)) : setOf(round % groups);
+      const turns = group.map((conversation) => userTurn(conversation, round + warmupRounds));
       // The gateway produces the round's provider bodies, so it goes first; the other two paths
       // alternate. Each round, every path streams all conversations at once.
       const gatewayRun = await measuredPath("gateway", turns, round >= 0);
       const providerBodies = await Promise.all(
-        conversations.map(async ({ conversationId }) => {
+        group.map(async ({ conversationId }) => {
           const answer = (await getJson(
             gateway.url,
             `/v1/conversations/${conversationId}/provider-requests?limit=1`,
@@ -325,6 +345,9 @@ export async function measureGatewayOverhead({
     deviations,
   };
 }
+
+/** Measured turns one conversation takes at most (each adds a few hundred bytes of history). */
+const turnsPerConversation = 10;
 
 /** A new user message on `conversation`'s template: same context, so nothing else changes. */
 function userTurn(
