@@ -31,7 +31,8 @@ function fakeFetch(answer: { events?: readonly unknown[]; status?: number; hang?
     calls.push({
       url: String(input),
       headers: new Headers(init?.headers),
-      body: String(init?.body),
+      // Read as any fetch reads it: the adapter sends a stream of the JSON bytes.
+      body: await new Response(init?.body ?? null).text(),
     });
     if (answer.status !== undefined) {
       return new Response(
@@ -87,6 +88,7 @@ describe("createAnthropicAdapter", () => {
     expect(fake.calls).toHaveLength(1);
     expect(fake.calls[0]!.url).toBe("http://fake.invalid/v1/messages");
     expect(fake.calls[0]!.body).toBe(JSON.stringify(adapter.serialize(request).body));
+    expect(fake.calls[0]!.headers.get("content-type")).toBe("application/json");
     expect(fake.calls[0]!.headers.get("x-team")).toBe("cursor");
   });
 

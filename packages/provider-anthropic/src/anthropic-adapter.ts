@@ -1,5 +1,5 @@
 import { Anthropic } from "@anthropic-ai/sdk";
-import { RunCancelledError } from "@cursor/run";
+import { JsonBodyStream, RunCancelledError } from "@cursor/run";
 import type {
   ModelRequest,
   ProviderAdapter,
@@ -94,7 +94,13 @@ export function createAnthropicAdapter(
     const { body } = streamOptions.serialized ?? serialize(request);
     try {
       if (signal?.aborted === true) throw new RunCancelledError({ cause: signal.reason });
-      const events = await client.messages.create(body, signal === undefined ? {} : { signal });
+      const events = await client.messages.create(body, {
+        // The same bytes as the SDK's `JSON.stringify(body)`, in pieces: the SDK hands a stream
+        // body to `fetch` as it is (json-body.ts in @cursor/run says why).
+        body: JsonBodyStream.of(body),
+        headers: { "content-type": "application/json" },
+        ...(signal === undefined ? {} : { signal }),
+      });
       yield* convertAnthropicStream(events);
     } catch (error) {
       // The SDK ends an aborted stream quietly, which would otherwise read as a cut stream: the

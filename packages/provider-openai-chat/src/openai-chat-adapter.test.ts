@@ -33,7 +33,8 @@ function scriptedFetch(responses: Array<(init: RequestInit | undefined) => Respo
     calls.push({
       url: String(input instanceof Request ? input.url : input),
       headers: new Headers(init?.headers),
-      body: typeof init?.body === "string" ? init.body : "",
+      // Read as any fetch reads it: the adapter sends a stream of the JSON bytes.
+      body: await new Response(init?.body ?? null).text(),
     });
     const next = responses.shift();
     if (next === undefined) throw new Error("no scripted response left");
@@ -83,6 +84,7 @@ describe("createOpenAIChatAdapter", () => {
     const [call] = scripted.calls;
     expect(call!.url).toBe("http://chat.invalid/v1/chat/completions");
     expect(call!.body).toBe(JSON.stringify(adapter.serialize(request).body));
+    expect(call!.headers.get("content-type")).toBe("application/json");
     expect(call!.headers.get("authorization")).toBe("Bearer sk-test");
     expect(call!.headers.get("x-gateway")).toBe("cursor");
   });

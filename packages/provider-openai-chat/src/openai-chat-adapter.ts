@@ -1,4 +1,4 @@
-import { AuthenticationError } from "@cursor/run";
+import { AuthenticationError, JsonBodyStream } from "@cursor/run";
 import type { ModelRequest, ProviderAdapter, ProviderEvent, StreamOptions } from "@cursor/run";
 import OpenAI from "openai";
 import type { OpenAIChatBody } from "./openai-chat-api.js";
@@ -94,10 +94,13 @@ export function createOpenAIChatAdapter(
     const { body } = streamOptions.serialized ?? serialize(request);
     try {
       signal?.throwIfAborted();
-      const chunks = await getClient().chat.completions.create(
-        body,
-        signal === undefined ? {} : { signal },
-      );
+      const chunks = await getClient().chat.completions.create(body, {
+        // The same bytes as the SDK's `JSON.stringify(body)`, in pieces: the SDK hands a stream
+        // body to `fetch` as it is (json-body.ts in @cursor/run says why).
+        body: JsonBodyStream.of(body),
+        headers: { "content-type": "application/json" },
+        ...(signal === undefined ? {} : { signal }),
+      });
       yield* convertOpenAIChatStream({ chunks, providerId: openAIChatProviderId });
     } catch (error) {
       // An abort makes the SDK end the stream quietly, which then reads as a cut stream; the

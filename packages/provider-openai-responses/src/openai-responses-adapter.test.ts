@@ -31,7 +31,8 @@ function scriptedFetch(
     const request = {
       url: String(input),
       headers: new Headers(init?.headers),
-      body: String(init?.body),
+      // Read as any fetch reads it: the adapter sends a stream of the JSON bytes.
+      body: await new Response(init?.body ?? null).text(),
     };
     sent.push(request);
     return respond(request, init?.signal ?? undefined);
@@ -96,6 +97,7 @@ describe("createOpenAIResponsesAdapter", () => {
     expect(sent[0]?.url).toBe("http://provider.test/v1/responses");
     expect(sent[0]?.headers.get("authorization")).toBe("Bearer sk-test");
     expect(sent[0]?.headers.get("x-team")).toBe("blue");
+    expect(sent[0]?.headers.get("content-type")).toBe("application/json");
     expect(sent[0]?.body).toBe(JSON.stringify(adapter.serialize(request).body));
   });
 

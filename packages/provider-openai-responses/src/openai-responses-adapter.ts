@@ -1,4 +1,4 @@
-import { AuthenticationError, RunCancelledError } from "@cursor/run";
+import { AuthenticationError, JsonBodyStream, RunCancelledError } from "@cursor/run";
 import type {
   ModelRequest,
   ProviderAdapter,
@@ -115,10 +115,13 @@ export function createOpenAIResponsesAdapter(
     if (signal?.aborted) throw new RunCancelledError({ cause: signal.reason });
     const { body } = streamOptions.serialized ?? serialize(request);
     try {
-      const events = await getClient().responses.create(
-        body,
-        signal === undefined ? undefined : { signal },
-      );
+      const events = await getClient().responses.create(body, {
+        // The same bytes as the SDK's `JSON.stringify(body)`, in pieces: the SDK hands a stream
+        // body to `fetch` as it is (json-body.ts in @cursor/run says why).
+        body: JsonBodyStream.of(body),
+        headers: { "content-type": "application/json" },
+        ...(signal === undefined ? {} : { signal }),
+      });
       yield* convertOpenAIResponsesStream(events);
     } catch (error) {
       // The SDK ends an aborted stream quietly (which would read as a cut stream): the signal,

@@ -1,5 +1,6 @@
 export { canonicalJson, canonicalizeJsonValue, deepFreeze, sha256Hex } from "./canonical-json.js";
 export { holdItems, pushHeldItems } from "./held-items.js";
+export { JsonBodyStream, jsonChunks } from "./json-body.js";
 export type { HeldItems } from "./held-items.js";
 export { SequenceMemo } from "./sequence-memo.js";
 export { PositionIndex } from "./position-index.js";

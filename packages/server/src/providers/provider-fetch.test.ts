@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { JsonBodyStream } from "@cursor/run";
 import { startFakeProvider } from "@cursor/testkit";
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
@@ -72,6 +73,32 @@ describe("createProviderFetch", () => {
     expect(response.headers.get("x-request-id")).toBe("req_1");
     expect(response.url).toBe(`${target.url}/v1/things?x=1`);
     expect(await response.text()).toBe("héllo");
+  });
+
+  it("writes a JsonBodyStream's pieces with their content-length, without reading the stream", async () => {
+    const seen: { headers?: IncomingMessage["headers"]; body?: string } = {};
+    const target = await server((request, body, response) => {
+      Object.assign(seen, { headers: request.headers, body });
+      response.end("ok");
+    });
+    const value = {
+      model: "m",
+      input: Array.from({ length: 50 }, (_, index) => ({ text: `ünïcode ✓ 😀 ${index}` })),
+    };
+    const body = JsonBodyStream.of(value, { chunkChars: 64 });
+    const response = await createProviderFetch()(`${target.url}/v1/responses`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(await response.text()).toBe("ok");
+    expect(seen.body).toBe(JSON.stringify(value));
+    expect(seen.headers?.["content-length"]).toBe(String(Buffer.byteLength(JSON.stringify(value))));
+    expect(seen.headers?.["transfer-encoding"]).toBeUndefined();
+    // The pieces were taken and written as they are: the web stream was never read.
+    expect(body.locked).toBe(false);
+    expect(() => body.takePieces()).toThrow(/sent already/);
   });
 
   it("hands over a streamed body as it arrives and keeps the connection for the next call", async () => {
@@ -216,5 +243,38 @@ describe("createProviderFetch", () => {
       if (event.type === "response.output_text.delta") text += event.delta;
     }
     expect(text).toBe("hello from the fake");
+  });
+
+  it("carries a provider package's JSON-pieces body through the official SDK, byte for byte", async () => {
+    const fake = await startFakeProvider();
+    closers.push(() => fake.close());
+    fake.enqueue({ type: "text", text: "pieces arrived", chunks: 2 });
+    const client = new OpenAI({
+      apiKey: "sk-test",
+      baseURL: fake.openaiBaseURL,
+      maxRetries: 0,
+      fetch: createProviderFetch(),
+    });
+    const params = {
+      model: "gpt-5",
+      input: Array.from({ length: 40 }, (_, index) => ({
+        role: "user" as const,
+        content: [{ type: "input_text" as const, text: `turn ${index}: ${"é".repeat(100)}` }],
+      })),
+      stream: true as const,
+    };
+    const stream = await client.responses.create(params, {
+      body: JsonBodyStream.of(params, { chunkChars: 512 }),
+      headers: { "content-type": "application/json" },
+    });
+    let text = "";
+    for await (const event of stream) {
+      if (event.type === "response.output_text.delta") text += event.delta;
+    }
+    expect(text).toBe("pieces arrived");
+    expect(JSON.stringify(fake.requests[0]?.body)).toBe(JSON.stringify(params));
+    expect(fake.requests[0]?.headers["content-length"]).toBe(
+      String(Buffer.byteLength(JSON.stringify(params))),
+    );
   });
 });

@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
+import { JsonBodyStream } from "@cursor/run";
 
 type Fetch = typeof globalThis.fetch;
 
@@ -18,8 +19,13 @@ const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
  * `node:http(s)` request with keep-alive agents: a string or byte body is written as it is, the
  * response body is the socket's stream as a web stream.
  *
- * Only what the SDKs send takes this path (a URL string and a string, byte or empty body);
- * anything else (a `Request`, a stream or form body) goes to `globalThis.fetch` unchanged. A
+ * A provider package's `JsonBodyStream` (a body's JSON bytes in pieces) is written piece by piece
+ * with its `content-length`, never read as a web stream and never joined: a body the size of the
+ * conversation is not flattened and encoded in one go (json-body.ts in @cursor/run).
+ *
+ * Only what the SDKs send takes this path (a URL string and a string, byte, JSON-pieces or empty
+ * body); anything else (a `Request`, another stream, a form body) goes to `globalThis.fetch`
+ * unchanged. A
  * compressed response (a server may compress even unasked) is inflated, as `fetch` does. The
  * signal aborts the request and its body, as it does with `fetch`.
  */
@@ -36,7 +42,11 @@ export function createProviderFetch({
   const providerFetch = (input: Parameters<Fetch>[0], init?: RequestInit): Promise<Response> => {
     const body = init?.body;
     const plainBody =
-      body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
+      body === undefined ||
+      body === null ||
+      typeof body === "string" ||
+      body instanceof Uint8Array ||
+      JsonBodyStream.isInstance(body);
     const url = typeof input === "string" || input instanceof URL ? new URL(input) : undefined;
     if (
       url === undefined ||
@@ -45,7 +55,12 @@ export function createProviderFetch({
     ) {
       return globalThis.fetch(input, init);
     }
-    return send({ url, init: init ?? {}, body: body ?? undefined, agent: agents[url.protocol] });
+    return send({
+      url,
+      init: init ?? {},
+      body: (body ?? undefined) as string | Uint8Array | JsonBodyStream | undefined,
+      agent: agents[url.protocol],
+    });
   };
   return providerFetch as Fetch;
 }
@@ -58,7 +73,7 @@ function send({
 }: {
   url: URL;
   init: RequestInit;
-  body: string | Uint8Array | undefined;
+  body: string | Uint8Array | JsonBodyStream | undefined;
   agent: http.Agent;
 }): Promise<Response> {
   const signal = init.signal ?? undefined;
@@ -68,6 +83,9 @@ function send({
   new Headers(init.headers).forEach((value, name) => {
     headers[name] = value;
   });
+  const pieces = JsonBodyStream.isInstance(body) ? body.takePieces() : undefined;
+  // Pieces leave in several writes, so their length is said up front (no chunked encoding).
+  if (pieces !== undefined) headers["content-length"] = String((body as JsonBodyStream).byteLength);
   // No content-length here: `end(body)` sets it from the one length Node computes anyway (for a
   // megabyte string a second pass over it costs about a millisecond).
   const request = (url.protocol === "https:" ? https : http).request(url, {
@@ -108,7 +126,13 @@ function send({
         reject(error);
       }
     });
-    request.end(body);
+    if (pieces === undefined) {
+      request.end(body);
+    } else {
+      // Buffered until the socket is ready, then written together (one `writev` where it fits).
+      for (const piece of pieces) request.write(piece);
+      request.end();
+    }
   });
 }
 
