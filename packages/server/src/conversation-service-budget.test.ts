@@ -79,6 +79,7 @@ async function run(target: Gateway, body: unknown, during?: (event: RunEvent) =>
       during?.(event);
     },
   });
+  await prepared.finished;
   return { outcome, events };
 }
 

@@ -74,16 +74,31 @@ export interface PreparedRun {
   readonly checkpointForm: "full" | "delta";
   /** The head the run starts from: what a client of the delta form holds already. */
   readonly checkpointBase: CheckpointBase;
+  /**
+   * Runs the request; resolves with its outcome once its answer ended (`run.ended`, the last
+   * event). Its records may still be being written then (see `finished`).
+   */
   execute(sink: RunSink): Promise<RunOutcome>;
+  /**
+   * Resolves once the executed run is over: its run record and usage records written, its head
+   * cached, the conversation free for its next run (which would wait for this anyway).
+   */
+  readonly finished: Promise<void>;
 }
 
 interface ActiveRun {
   readonly runId: string;
   readonly controller: AbortController;
   readonly owner: ConversationHeadOwner;
+  /** Resolves once the run is over: its records written, its slot released. */
   readonly done: Promise<void>;
   /** The full checkpoint the request sent back (verified): it holds the head's segments. */
   readonly clientToken: string | undefined;
+  /**
+   * True once the run's answer ended (`run.ended` went out) while its records are still being
+   * written: the next request of the conversation waits for `done` instead of being refused.
+   */
+  finishing: boolean;
 }
 
 /**
@@ -178,7 +193,14 @@ export class ConversationService {
       ...(unlistedModel === undefined ? {} : { unlisted: unlistedModel }),
     });
     const key = conversationKey(tenant.id, conversationId);
-    if (this.#active.has(key)) throw new ConversationBusyError({ conversationId });
+    const previous = this.#active.get(key);
+    if (previous !== undefined) {
+      // A run whose answer has ended is only storing its records (a few milliseconds): this
+      // request is its next turn, and waits for them. Any other open run makes it busy.
+      if (!previous.finishing) throw new ConversationBusyError({ conversationId });
+      await previous.done;
+      if (this.#active.has(key)) throw new ConversationBusyError({ conversationId });
+    }
     const leaseMs = this.#options.runLeaseMs ?? 30_000;
     const lease = { tenant: tenant.id, conversationId, runId };
     if (!(await this.#options.store.acquireRun({ ...lease, leaseMs }))) {
@@ -219,7 +241,15 @@ export class ConversationService {
     signal?.addEventListener("abort", abort, { once: true });
     let finish: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    this.#active.set(key, { runId, controller, owner, done, clientToken: fullToken(request) });
+    const active: ActiveRun = {
+      runId,
+      controller,
+      owner,
+      done,
+      clientToken: fullToken(request),
+      finishing: false,
+    };
+    this.#active.set(key, active);
     const renew = setInterval(
       () =>
         // A failed renewal (the database unreachable for a moment) must not end the process;
@@ -280,25 +310,50 @@ export class ConversationService {
       runId,
       checkpointForm: request.checkpointForm ?? "full",
       checkpointBase,
+      finished: done,
       execute: async (sink) => {
         if (executed) throw new Error("a prepared run executes once");
         executed = true;
-        try {
-          const outcome = await execution.execute(sink);
+        const end = async (keepHead: boolean) => {
           // Keep the head only while it is the store's; anything else reloads next time.
-          if (isConsistent(owner.state)) this.#remember(key, owner);
+          if (keepHead && isConsistent(owner.state)) this.#remember(key, owner);
           else this.#heads.forget(key);
-          return outcome;
-        } catch (error) {
-          this.#heads.forget(key);
-          throw error;
-        } finally {
           signal?.removeEventListener("abort", abort);
           clearInterval(renew);
           this.#active.delete(key);
-          await release();
-          finish();
+          try {
+            await release();
+          } finally {
+            finish();
+          }
+        };
+        let outcome: RunOutcome;
+        try {
+          outcome = await execution.execute(sink);
+        } catch (error) {
+          await end(false);
+          throw error;
         }
+        // The answer is complete (`run.ended` went out); the run's record and usage records
+        // follow. On a store that one process serves, the front door ends its response now and
+        // the conversation's next request waits for them; where several processes share the
+        // store, any of them may take the next turn at once, so they are written first.
+        active.finishing = true;
+        const finished = execution.finish().then(
+          () => end(true),
+          (error: unknown) => end(false).then(() => Promise.reject(error)),
+        );
+        if (this.#options.store.sharedAcrossProcesses) {
+          await finished;
+        } else {
+          finished.catch((error: unknown) =>
+            this.#options.logger.error(
+              { err: error, conversationId },
+              "could not finish the run's records",
+            ),
+          );
+        }
+        return outcome;
       },
     };
   }
@@ -569,7 +624,8 @@ export class ConversationService {
 
   cancel({ tenant, conversationId }: { tenant: Tenant; conversationId: string }): boolean {
     const active = this.#active.get(conversationKey(tenant.id, conversationId));
-    if (active === undefined || active.controller.signal.aborted) return false;
+    // A run whose answer ended has nothing left to cancel.
+    if (active === undefined || active.finishing || active.controller.signal.aborted) return false;
     active.controller.abort(new Error("cancelled by the client"));
     return true;
   }
@@ -813,6 +869,18 @@ export class ConversationService {
   /** Resolves when the store can serve; throws a StoreError (`unavailable`) saying why not. */
   checkHealth(): Promise<void> {
     return this.#options.store.checkHealth();
+  }
+
+  /**
+   * Resolves once every run of `tenant` whose answer ended has written its records (a run's
+   * record, its usage records): what a read of them right after a run's `run.ended` waits for.
+   */
+  async recordsSettled({ tenant }: { tenant: string }): Promise<void> {
+    const prefix = conversationKey(tenant, "");
+    const finishing = [...this.#active.entries()]
+      .filter(([key, run]) => run.finishing && key.startsWith(prefix))
+      .map(([, run]) => run.done);
+    if (finishing.length > 0) await Promise.all(finishing);
   }
 
   /** Stops taking runs, cancels the open ones and waits until each ended (nothing half-committed). */

@@ -30,10 +30,10 @@ interface PlanResult {
 
 /**
  * Runs one accepted request to its end: `run.started`, what the plan does (model loop, tool
- * wait, replay, compaction), a `head` event after every store write that moved the head, the
- * run's record, a final `head` when the conversation is stored, and `run.ended` exactly once,
- * last. Every store write is one transaction; a failed or cancelled model call writes nothing.
- * Front-door neutral: events go to a `RunSink`.
+ * wait, replay, compaction), a `head` event after every store write that moved the head, a final
+ * `head` when the conversation is stored, and `run.ended` exactly once, last (`execute`); then the
+ * run's record and its usage records (`finish`). Every store write is one transaction; a failed
+ * or cancelled model call writes nothing. Front-door neutral: events go to a `RunSink`.
  */
 export class RunExecution {
   readonly #options: ConversationServiceOptions;
@@ -82,6 +82,15 @@ export class RunExecution {
 
   #conflict: StoreError | undefined;
 
+  /** How the run ended, for `finish` (set when `execute` returns). */
+  #ended: { readonly result: PlanResult; readonly error: RunError | undefined } | undefined;
+
+  /**
+   * Runs the request up to its answer's end: `run.started`, the plan, the final `head` (the
+   * conversation as stored, for the front door's checkpoint) and `run.ended`, last. What the
+   * answer does not need (the run's record, its calls' usage records) is left to `finish`, so a
+   * front door can end its response before those writes.
+   */
   async execute(frontDoor: RunSink): Promise<RunOutcome> {
     // Every event leaves through the one redaction path, whichever front door consumes it.
     const sink = redactingSink(frontDoor, this.#redactor);
@@ -117,8 +126,33 @@ export class RunExecution {
         "run failed",
       );
     }
+    this.#ended = { result, error };
+    // The conversation as stored: its messages are committed (the run's record, written by
+    // `finish`, is not part of a checkpoint).
+    const state = this.#owner.state;
+    if (state.version !== null) this.#emitHead(sink, state, true);
+    this.#options.metrics.increment("cursor_gateway_runs_total", { reason: result.reason });
+    const outcome: RunOutcome = {
+      reason: result.reason,
+      ...(error === undefined ? {} : { error }),
+    };
+    sink.event({ type: "run.ended", ...outcome });
+    return outcome;
+  }
+
+  /**
+   * After `execute`: stores the run's record (how it ended, its final text for a retry's
+   * replay, the usage totals) and its calls' usage records. The caller holds the conversation
+   * (its run slot) until this resolves, so the next run of it sees both. Never throws: a write
+   * that fails is logged (the answer was complete and its messages are committed).
+   */
+  async finish(): Promise<void> {
+    const ended = this.#ended;
+    if (ended === undefined) throw new Error("finish runs after execute");
+    const { result, error } = ended;
+    const { conversationId } = this.#owner.state;
     try {
-      const after = await this.#writer.recordRun({
+      await this.#writer.recordRun({
         run: {
           runId: this.#plan.runId,
           status: result.reason,
@@ -129,23 +163,15 @@ export class RunExecution {
         // (`expectedRunId` of the next injection names it), unless its model call never landed.
         acceptRun: this.#plan.next === "done" || this.#plan.next === "await-tools",
       });
-      if (after.version !== null) this.#emitHead(sink, after, true);
     } catch (thrown) {
       this.#options.logger.error(
         { err: thrown, conversationId },
         "could not record the end of the run",
       );
     }
-    this.#options.metrics.increment("cursor_gateway_runs_total", { reason: result.reason });
-    const outcome: RunOutcome = {
-      reason: result.reason,
-      ...(error === undefined ? {} : { error }),
-    };
-    sink.event({ type: "run.ended", ...outcome });
-    // The run's usage records are stored before its lease is released: the next run of the
+    // The run's usage records are stored before its slot is released: the next run of the
     // conversation (on any process) compares its prompt with them.
     await this.#calls.flush();
-    return outcome;
   }
 
   async #runPlan(sink: RunSink): Promise<PlanResult> {

@@ -316,6 +316,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
         retentionDays: defaultUsageRetentionDays,
       }),
     conversationIdParam,
+    settled: (tenant) => options.service.recordsSettled({ tenant }),
   });
 
   registerUiRoutes(app, options.uiFolder === undefined ? {} : { folder: options.uiFolder });

@@ -46,14 +46,15 @@ afterEach(() => vi.useRealTimers());
 
 describe("SseStream heartbeats", () => {
   it("sends a comment only when nothing else went out for a heartbeat interval, and stops at the end", async () => {
-    vi.useFakeTimers();
+    // Intervals are faked; the end-of-I/O flush (setImmediate) stays real.
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout"] });
     const { raw, chunks } = response();
     const stream = new SseStream(raw, { heartbeatMs: 1_000 });
     vi.advanceTimersByTime(1_000);
     expect(chunks).toEqual([": keep-alive\n\n"]);
     stream.send("text.delta", { text: "a" });
-    // Writes leave when the tick's work is done (fake timers leave process.nextTick real).
-    await new Promise((resolve) => process.nextTick(resolve));
+    // Writes leave when the I/O being handled is done.
+    await new Promise((resolve) => setImmediate(resolve));
     vi.advanceTimersByTime(1_000);
     // An event went out in that interval: no comment.
     expect(chunks).toHaveLength(2);
@@ -68,13 +69,17 @@ describe("SseStream heartbeats", () => {
 });
 
 describe("SseStream writes", () => {
-  it("sends the events of one tick in one write, in order, and each later tick's on its own", async () => {
+  it("sends the events of one turn of the event loop in one write, in order, and each later turn's on its own", async () => {
     const { raw, chunks } = response();
     const stream = new SseStream(raw);
     stream.send("text.delta", { text: "a" });
     stream.send("text.delta", { text: "b" });
-    stream.send("usage", { inputTokens: 1 });
+    // Still held at the end of the tick: something the run does next (its provider request)
+    // goes first.
     await new Promise((resolve) => process.nextTick(resolve));
+    expect(chunks).toHaveLength(0);
+    stream.send("usage", { inputTokens: 1 });
+    await new Promise((resolve) => setImmediate(resolve));
     expect(chunks).toHaveLength(1);
     stream.send("text.delta", { text: "c" });
     await new Promise((resolve) => setImmediate(resolve));

@@ -26,13 +26,13 @@ export class SseStream {
       this.#heartbeat.unref();
       response.once("close", () => clearInterval(this.#heartbeat));
     }
+    // The head leaves with the first events (`run.started` comes at once), in the same write.
     response.writeHead(200, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache, no-transform",
       connection: "keep-alive",
       "x-accel-buffering": "no",
     });
-    response.flushHeaders();
   }
 
   /** False once the client went away; the run goes on and commits, a retry then replays it. */
@@ -44,13 +44,16 @@ export class SseStream {
     if (!this.connected) return;
     this.#wrote = true;
     // Events produced in one go (a provider chunk's deltas, the run's closing events) leave in
-    // one write instead of a syscall each: corked until the current tick's work is done, which
-    // delays nothing (the uncork runs before the event loop moves on).
+    // one write instead of a syscall each: corked until the I/O the event loop is handling now
+    // is done (`setImmediate`). That batches a little more than the end of the tick would, and
+    // lets the run's provider request, written on the next tick, leave before the response's
+    // head and `run.started`: the client's first bytes wait a fraction of a millisecond, the
+    // provider's request does not wait for them.
     if (!this.#corked) {
       this.#corked = true;
       this.#response.cork();
       const cork = ++this.#cork;
-      process.nextTick(() => {
+      setImmediate(() => {
         // A flush since then uncorked this one already (and a later send may have corked anew).
         if (cork === this.#cork) this.flush();
       });
@@ -64,7 +67,7 @@ export class SseStream {
    * first instead of at the end of the tick.
    */
   flush(): void {
-    if (!this.#corked) return;
+    if (!this.#corked || this.#ended) return;
     this.#corked = false;
     this.#cork += 1;
     this.#response.uncork();

@@ -53,13 +53,21 @@ export function registerUsageRoutes(
   {
     reports,
     conversationIdParam,
+    settled = async () => undefined,
   }: {
     reports: UsageReports;
     conversationIdParam: (request: FastifyRequest) => string;
+    /**
+     * Resolves once the tenant's runs that answered have written their usage records (they
+     * follow a run's answer): a read right after `run.ended` sees the run's calls.
+     */
+    settled?: (tenant: string) => Promise<void>;
   },
 ): void {
+  // Every route below reads usage records: each first waits for the tenant's records in flight.
   app.get("/v1/conversations/:id/calls", async (request) => {
     const conversationId = conversationIdParam(request);
+    await settled(request.tenant!.id);
     const limit = pageLimit(request, 100, 1_000);
     const cursor = pageCursor(request);
     return cursorErrors(() =>
@@ -80,6 +88,7 @@ export function registerUsageRoutes(
         { path: "callId", message: "a call id of /calls" },
       ]);
     }
+    await settled(request.tenant!.id);
     const answer = await reports.divergence({
       tenant: request.tenant!.id,
       conversationId,
@@ -91,9 +100,13 @@ export function registerUsageRoutes(
     return answer;
   });
 
-  app.get("/v1/usage", async (request) => reports.summary({ tenant: request.tenant!.id }));
+  app.get("/v1/usage", async (request) => {
+    await settled(request.tenant!.id);
+    return reports.summary({ tenant: request.tenant!.id });
+  });
 
   app.get("/v1/usage/conversations", async (request) => {
+    await settled(request.tenant!.id);
     const limit = pageLimit(request, 50, 500);
     const cursor = pageCursor(request);
     return cursorErrors(() =>
@@ -105,3 +118,4 @@ export function registerUsageRoutes(
     );
   });
 }
+

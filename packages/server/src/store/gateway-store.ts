@@ -140,6 +140,13 @@ export interface StoredHistoryBytes {
  * gateway processes can serve one conversation set.
  */
 export interface GatewayStore {
+  /**
+   * True when several gateway processes serve this store (PostgreSQL): any of them may take a
+   * conversation's next turn the moment a run's answer ends, so a run writes its records before
+   * its answer ends. False for a store one process owns (SQLite): the records follow the answer,
+   * and that process holds the conversation until they are written.
+   */
+  readonly sharedAcrossProcesses: boolean;
   load(tenant: string, conversationId: string): Promise<StoredConversation | undefined>;
   /**
    * The current epoch's messages as stored bytes, verified, read incrementally: serving a large

@@ -90,6 +90,8 @@ const noOtherHolder = (holderParam: number) =>
  * holder's liveness session ends (the process died); blobs are content-addressed and shared.
  */
 export class PostgresStore implements GatewayStore {
+  /** Several gateway processes share the database. */
+  readonly sharedAcrossProcesses = true;
   readonly #pool: Pool;
   readonly #options: PostgresStoreOptions;
   /** This process's liveness key: held as a session advisory lock for its whole life. */

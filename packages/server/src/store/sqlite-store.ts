@@ -109,6 +109,8 @@ function refuseForeignDatabase(db: Database.Database, path: string): void {
 
 /** The embedded default store: one SQLite file in WAL mode, migrations applied on open. */
 export class SqliteStore implements GatewayStore {
+  /** One gateway process owns the file (run locks left behind are cleared on start). */
+  readonly sharedAcrossProcesses = false;
   readonly #db: Database.Database;
   readonly #now: () => number;
   readonly #statements!: ReturnType<typeof prepareStatements>;

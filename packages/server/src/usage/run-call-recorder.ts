@@ -44,8 +44,8 @@ const isOutput = (event: ProviderEvent) =>
 
 /**
  * The usage records of one run execution's provider calls. Wraps the adapter the model loop and
- * the compactor call, times each call and hands its record to the store, in call order, through
- * one chain (`flush` waits for it).
+ * the compactor call, times each call, and hands the records to the store in call order when the
+ * run is over (`flush`): the prompt comparison and the writes never hold up the answer.
  *
  * Timings (`performance.now()`, ms):
  * - time to first token: from the adapter's `stream` call to its first text, reasoning or
@@ -70,7 +70,8 @@ export class RunCallRecorder {
   #ready: number;
   #attempt = 1;
   #pending: EndedCall | undefined;
-  #chain: Promise<void> = Promise.resolve();
+  /** Complete records, in call order, not handed to the store yet (`flush` writes them). */
+  #unwritten: { readonly call: EndedCall; readonly overheadMs: number }[] = [];
 
   constructor({
     context,
@@ -247,10 +248,26 @@ export class RunCallRecorder {
     this.#ready = performance.now() + delayMs;
   }
 
-  /** Completes what is pending and waits until every record of the run was handed to the store. */
+  /**
+   * Completes what is pending and writes the run's records, in call order. Called once the run's
+   * answer is out: comparing prompts and writing records are not on the answer's path.
+   */
   async flush(): Promise<void> {
     if (this.#pending !== undefined) this.#finish(this.#pending, performance.now());
-    await this.#chain;
+    while (this.#unwritten.length > 0) {
+      const { call, overheadMs } = this.#unwritten.shift()!;
+      // Each record compares its prompt with the stored one before it: one at a time, in order.
+      await this.#write(call, overheadMs).catch((error: unknown) =>
+        this.#context.logger.error(
+          {
+            err: this.#context.redact(String(error)),
+            conversationId: this.#conversationId,
+            callId: call.callId,
+          },
+          "could not store a provider call's usage record",
+        ),
+      );
+    }
   }
 
   #finish(call: EndedCall, doneAt: number): void {
@@ -263,19 +280,7 @@ export class RunCallRecorder {
       overheadMs / 1000,
     );
     this.#ready = Math.max(this.#ready, doneAt);
-    // Comparing prompts hashes the body and may read the store: after the call, in order.
-    this.#chain = this.#chain.then(() =>
-      this.#write(call, overheadMs).catch((error: unknown) =>
-        this.#context.logger.error(
-          {
-            err: this.#context.redact(String(error)),
-            conversationId: this.#conversationId,
-            callId: call.callId,
-          },
-          "could not store a provider call's usage record",
-        ),
-      ),
-    );
+    this.#unwritten.push({ call, overheadMs });
   }
 
   async #write(call: EndedCall, overheadMs: number): Promise<void> {
