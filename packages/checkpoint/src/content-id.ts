@@ -1,4 +1,10 @@
-import { canonicalJson, canonicalMessageSchema, knownMessageDigest, sha256Hex } from "@cursor/run";
+import {
+  canonicalJson,
+  canonicalMessageSchema,
+  knownMessageDigest,
+  recentCanonicalJson,
+  sha256Hex,
+} from "@cursor/run";
 import type { CanonicalMessage, HistoryLog } from "@cursor/run";
 import type { z } from "zod";
 import { RecentIds } from "./recent-ids.js";
@@ -16,9 +22,12 @@ import type { CheckpointTurn } from "./checkpoint-state.js";
 const messageIds = new WeakMap<object, string>();
 const turnIds = new RecentIds(256);
 
-/** The canonical JSON bytes of a value: what a blob holds and what its id hashes. */
+/**
+ * The canonical JSON bytes of a value: what a blob holds and what its id hashes. A message
+ * validated a moment ago (a turn's new one) has its text already (`recentCanonicalJson`).
+ */
 export function canonicalBytes(value: unknown): Buffer {
-  return Buffer.from(canonicalJson(value), "utf8");
+  return Buffer.from(recentCanonicalJson(value), "utf8");
 }
 
 function contentId<T>({

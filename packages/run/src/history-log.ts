@@ -9,6 +9,7 @@ import type {
 import { HistoryConflictError, InvalidHistoryError } from "./errors.js";
 import { DigestTable } from "./digest-table.js";
 import { PositionIndex } from "./position-index.js";
+import { rememberCanonicalJson } from "./recent-canonical-json.js";
 
 /** SHA-256 of a message's canonical JSON: its content address (also the checkpoint blob id). */
 export function messageDigest(message: CanonicalMessage): string {
@@ -466,6 +467,8 @@ function validate(raw: unknown): { message: CanonicalMessage; digest: string } {
   const message = frozenCompact(JSON.parse(canonical)) as CanonicalMessage;
   const digest = sha256Hex(canonical);
   knownDigests.set(message, digest);
+  // The store and the checkpoint write these very bytes next (`recentCanonicalJson`).
+  rememberCanonicalJson(message, canonical);
   return { message, digest };
 }
 

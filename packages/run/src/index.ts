@@ -1,4 +1,5 @@
 export { canonicalJson, canonicalizeJsonValue, deepFreeze, sha256Hex } from "./canonical-json.js";
+export { recentCanonicalJson } from "./recent-canonical-json.js";
 export { holdItems, pushHeldItems } from "./held-items.js";
 export { JsonBodyStream, jsonChunks } from "./json-body.js";
 export type { HeldItems } from "./held-items.js";

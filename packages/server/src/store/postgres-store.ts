@@ -2,7 +2,7 @@ import { createHash, randomInt } from "node:crypto";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Client as PgClient, DatabaseError, Pool, TypeOverrides } from "pg";
 import type { PoolClient, PoolConfig } from "pg";
-import { InvalidHistoryError, canonicalJson, decodeCanonicalMessage } from "@cursor/run";
+import { InvalidHistoryError, decodeCanonicalMessage, recentCanonicalJson } from "@cursor/run";
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
 import { conversationColumns, storedConversation } from "./conversation-rows.js";
 import type { ConversationRow } from "./conversation-rows.js";
@@ -517,7 +517,7 @@ export class PostgresStore implements GatewayStore {
     let repaired = 0;
     for (const [index, message] of messages.entries()) {
       const digest = digests[index]!;
-      const bytes = Buffer.from(encoder.encode(canonicalJson(message)));
+      const bytes = Buffer.from(recentCanonicalJson(message), "utf8");
       if (createHash("sha256").update(bytes).digest("hex") !== digest) {
         throw new StoreError({
           reason: "invalid-write",
@@ -799,7 +799,6 @@ function headMoved(conversationId: string): StoreError {
   });
 }
 
-const encoder = new TextEncoder();
 
 async function insertMessages(
   client: PoolClient,
@@ -813,7 +812,7 @@ async function insertMessages(
   input.messages.forEach((message, offset) => {
     const digest = input.digests[offset]!;
     // Canonical JSON, so the bytes hash to the message digest (its content address).
-    if (!blobs.has(digest)) blobs.set(digest, Buffer.from(encoder.encode(canonicalJson(message))));
+    if (!blobs.has(digest)) blobs.set(digest, Buffer.from(recentCanonicalJson(message), "utf8"));
   });
   const sorted = [...blobs.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const small = sorted.filter(([, bytes]) => bytes.byteLength <= blobChunkBytes);

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { setImmediate as nextTurn } from "node:timers/promises";
 import Database from "better-sqlite3";
-import { InvalidHistoryError, canonicalJson, decodeCanonicalMessage } from "@cursor/run";
+import { InvalidHistoryError, decodeCanonicalMessage, recentCanonicalJson } from "@cursor/run";
 import type { CanonicalMessage, JsonValue } from "@cursor/run";
 import { conversationColumns, storedConversation } from "./conversation-rows.js";
 import type { ConversationRow } from "./conversation-rows.js";
@@ -42,7 +42,6 @@ interface MessageBlobRow {
   bytes: Buffer | null;
 }
 
-const encoder = new TextEncoder();
 
 /** Work done on the event loop between two yields while reading or decoding large content. */
 const bytesPerTurn = blobChunkBytes;
@@ -448,7 +447,7 @@ export class SqliteStore implements GatewayStore {
       // Canonical JSON, so the bytes hash to the message digest (its content address).
       const digest = input.digests[offset]!;
       if (this.#statements.blobExists.get(digest) === undefined) {
-        this.#writeBlob(digest, Buffer.from(encoder.encode(canonicalJson(message))));
+        this.#writeBlob(digest, Buffer.from(recentCanonicalJson(message), "utf8"));
       }
       this.#statements.insertMessage.run(
         input.tenant,
@@ -495,7 +494,7 @@ export class SqliteStore implements GatewayStore {
     let repaired = 0;
     for (const [index, message] of messages.entries()) {
       const digest = digests[index]!;
-      const bytes = Buffer.from(encoder.encode(canonicalJson(message)));
+      const bytes = Buffer.from(recentCanonicalJson(message), "utf8");
       if (createHash("sha256").update(bytes).digest("hex") !== digest) {
         throw new StoreError({
           reason: "invalid-write",

@@ -72,6 +72,10 @@ export class RunCallRecorder {
   #pending: EndedCall | undefined;
   /** Complete records, in call order, not handed to the store yet (`flush` writes them). */
   #unwritten: { readonly call: EndedCall; readonly overheadMs: number }[] = [];
+  /** Once flushed, a record completes straight into the store (a cancelled call's, late). */
+  #flushed = false;
+  /** The writes handed to the store, one after the other. */
+  #chain: Promise<void> = Promise.resolve();
 
   constructor({
     context,
@@ -254,10 +258,16 @@ export class RunCallRecorder {
    */
   async flush(): Promise<void> {
     if (this.#pending !== undefined) this.#finish(this.#pending, performance.now());
-    while (this.#unwritten.length > 0) {
-      const { call, overheadMs } = this.#unwritten.shift()!;
-      // Each record compares its prompt with the stored one before it: one at a time, in order.
-      await this.#write(call, overheadMs).catch((error: unknown) =>
+    this.#flushed = true;
+    for (const { call, overheadMs } of this.#unwritten.splice(0)) this.#store(call, overheadMs);
+    await this.#chain;
+  }
+
+  /** Hands a record to the store after the ones before it. */
+  #store(call: EndedCall, overheadMs: number): void {
+    // Each record compares its prompt with the stored one before it: one at a time, in order.
+    this.#chain = this.#chain.then(() =>
+      this.#write(call, overheadMs).catch((error: unknown) =>
         this.#context.logger.error(
           {
             err: this.#context.redact(String(error)),
@@ -266,8 +276,8 @@ export class RunCallRecorder {
           },
           "could not store a provider call's usage record",
         ),
-      );
-    }
+      ),
+    );
   }
 
   #finish(call: EndedCall, doneAt: number): void {
@@ -280,7 +290,9 @@ export class RunCallRecorder {
       overheadMs / 1000,
     );
     this.#ready = Math.max(this.#ready, doneAt);
-    this.#unwritten.push({ call, overheadMs });
+    // A call the run gave up on (cancelled) may end after the run's flush: stored at once.
+    if (this.#flushed) this.#store(call, overheadMs);
+    else this.#unwritten.push({ call, overheadMs });
   }
 
   async #write(call: EndedCall, overheadMs: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { create, toBinary } from "@bufbuild/protobuf";
-import { canonicalJson } from "@cursor/run";
+import { recentCanonicalJson } from "@cursor/run";
 import type { AgentMode, ConversationStateStructure } from "../gen/agent_v1_pb.js";
 import {
   ConversationStateStructureSchema,
@@ -75,8 +75,9 @@ export function encodeConversationState({
     const message = head.messages[index]!;
     blobs.push({
       id,
-      // The message's canonical JSON: its digest is exactly this blob's SHA-256.
-      data: () => new TextEncoder().encode(canonicalJson(message)),
+      // The message's canonical JSON: its digest is exactly this blob's SHA-256 (a turn's new
+      // message was just validated: its text is at hand).
+      data: () => Buffer.from(recentCanonicalJson(message), "utf8"),
     });
   }
   const recordBlobs = records.blobs({ conversationId: head.conversationId, records: head.turns });
