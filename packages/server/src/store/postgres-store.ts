@@ -799,7 +799,6 @@ function headMoved(conversationId: string): StoreError {
   });
 }
 
-
 async function insertMessages(
   client: PoolClient,
   input: AppendMessagesInput | StartEpochInput,

@@ -42,7 +42,6 @@ interface MessageBlobRow {
   bytes: Buffer | null;
 }
 
-
 /** Work done on the event loop between two yields while reading or decoding large content. */
 const bytesPerTurn = blobChunkBytes;
 
