@@ -333,7 +333,7 @@ describe.runIf(posix)("a fresh clone, as the README says", () => {
         ran.push(command);
         continue;
       }
-      if (command === "node packages/server/dist/cli.js serve") {
+      if (command === "node --max-semi-space-size=64 packages/server/dist/cli.js serve") {
         const job = await start(command, {
           env: environment(),
           ready: /cursor-gateway listening on/,

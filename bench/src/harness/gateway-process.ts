@@ -6,6 +6,12 @@ import { gatewayEnvironment } from "./gateway-harness.js";
 import type { BenchProvider } from "./gateway-harness.js";
 
 /**
+ * The Node flags of the README's production command (`node --max-semi-space-size=64 …/cli.js
+ * serve`): the measured gateway runs as a deployment runs it.
+ */
+export const gatewayNodeFlags = ["--max-semi-space-size=64"];
+
+/**
  * `cursor-gateway serve` (this workspace's @cursor/server build) as its own process, configured
  * like the in-process harness. Latency is measured against it the way the public gateway
  * benchmarks measure a gateway: a separate service, like the pass-through proxy beside it, so the
@@ -64,7 +70,7 @@ export class GatewayProcess {
             // Finer sampling (µs) for a focused look at one short call; 250 µs by default.
             process.env.CURSOR_BENCH_GATEWAY_CPU_PROF_INTERVAL ?? "250",
           ];
-    const child = spawn(process.execPath, [...profiling, cli, "serve"], {
+    const child = spawn(process.execPath, [...gatewayNodeFlags, ...profiling, cli, "serve"], {
       env: { ...inherited, ...environment },
       stdio: ["ignore", "pipe", "inherit"],
     });

@@ -208,6 +208,7 @@ export async function measureGatewayOverhead({
     // Setup: each conversation resumed from its checkpoint with the session's next user turn:
     // `groups` sets of `concurrency` measured conversations, and `warmupGroups` for the warm-up.
     const conversations: { conversationId: string; template: RunRequestBody }[] = [];
+    const cacheKeys = new Map<string, string>();
     for (let index = 0; index < concurrency * (groups + warmupGroups); index += 1) {
       const conversationId =
         index < concurrency * groups
@@ -232,6 +233,16 @@ export async function measureGatewayOverhead({
         },
       });
       conversations.push({ conversationId, template: template.body });
+      // Its provider calls' cache key (one per conversation), to find its bodies in the fake
+      // provider's record (setup: the only read of the gateway's request log).
+      const answer = (await getJson(
+        gateway.url,
+        `/v1/conversations/${conversationId}/provider-requests?limit=1`,
+      )) as ProviderRequestsAnswer;
+      const key = (answer.requests.at(-1)?.body as { prompt_cache_key?: unknown } | undefined)
+        ?.prompt_cache_key;
+      if (typeof key !== "string") throw new Error(`${conversationId} sent no prompt_cache_key`);
+      cacheKeys.set(conversationId, key);
     }
     await fake.reset();
     // Warm-up rounds on every path (JIT, connection pools), then the measured rounds.
@@ -245,22 +256,25 @@ export async function measureGatewayOverhead({
       // The gateway produces the round's provider bodies, so it goes first; the other two paths
       // alternate. Each round, every path streams all conversations at once.
       const gatewayRun = await measuredPath("gateway", turns, round >= 0);
-      const providerBodies = await Promise.all(
-        group.map(async ({ conversationId }) => {
-          const answer = (await getJson(
-            gateway.url,
-            `/v1/conversations/${conversationId}/provider-requests?limit=1`,
-          )) as ProviderRequestsAnswer;
-          const body = answer.requests.at(-1)?.body;
-          const t0 = performance.now();
-          const json = JSON.stringify(body);
-          if (round >= 0) {
-            stringifyMs.push(performance.now() - t0);
-            bodyBytes.push(Buffer.byteLength(json));
-          }
-          return json;
-        }),
-      );
+      // The bodies the gateway sent, as the fake provider received them (its own record, reset
+      // every round): the gateway process does no work for the benchmark between its calls.
+      const received = new Map<string, unknown>();
+      for (const body of await fake.requestBodies()) {
+        received.set(String((body as { prompt_cache_key?: unknown }).prompt_cache_key), body);
+      }
+      const providerBodies = group.map(({ conversationId }) => {
+        const body = received.get(cacheKeys.get(conversationId) ?? "");
+        if (body === undefined) {
+          throw new Error(`the fake provider received no call of ${conversationId} this round`);
+        }
+        const t0 = performance.now();
+        const json = JSON.stringify(body);
+        if (round >= 0) {
+          stringifyMs.push(performance.now() - t0);
+          bodyBytes.push(Buffer.byteLength(json));
+        }
+        return json;
+      });
       // The replaying paths in a rotating order, so none is always first after the gateway.
       const replaying: Path[] = ["direct", "proxy", "relay"];
       const order = replaying.map((_, index) => replaying[(index + round + 3) % 3]!);

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { gatewayNodeFlags } from "../harness/gateway-process.js";
 
 /**
  * `cursor-gateway serve` (the built CLI of @cursor/server) as a child process: what an operator
@@ -25,7 +26,7 @@ export class GatewayProcess {
         ([name]) => !/^(CURSOR_GATEWAY_|OPENAI_|ANTHROPIC_)/.test(name),
       ),
     );
-    const child = spawn(process.execPath, [cli, "serve"], {
+    const child = spawn(process.execPath, [...gatewayNodeFlags, cli, "serve"], {
       env: {
         ...inherited,
         CURSOR_GATEWAY_HOST: "127.0.0.1",

@@ -85,11 +85,41 @@ describe("jsonChunks", () => {
 });
 
 describe("JsonBodyStream", () => {
-  it("streams the UTF-8 bytes of its pieces, and knows their byte length", async () => {
-    const body = { text: "naïve — ✓ 😀", list: [1, 2, 3] };
-    const stream = JsonBodyStream.of(body, { chunkChars: 3 });
+  const bytesOf = (pieces: readonly Uint8Array[]) => Buffer.concat(pieces).toString();
+
+  it("streams the UTF-8 bytes of JSON.stringify, in buffers, and knows their byte length", async () => {
+    // Past several 64 kB buffers, with two-, three- and four-byte characters (a surrogate pair)
+    // everywhere, so pieces end next to every kind of character.
+    const body = {
+      input: Array.from({ length: 600 }, (_, index) => ({
+        text: `${"naïve — ✓ 😀 ".repeat(index % 40)}${index}`,
+      })),
+      stream: true,
+    };
+    const stream = JsonBodyStream.of(body);
     expect(stream.byteLength).toBe(Buffer.byteLength(JSON.stringify(body)));
     expect(await readAll(stream)).toBe(JSON.stringify(body));
+    const again = JsonBodyStream.of(body).takePieces();
+    expect(again.length).toBeGreaterThan(1);
+    expect(bytesOf(again)).toBe(JSON.stringify(body));
+  });
+
+  it("holds exactly JSON.stringify's bytes for any body, one piece larger than a buffer included", () => {
+    const body = fc.record({
+      model: fc.string(),
+      input: fc.array(fc.oneof(fc.string({ unit: "grapheme", maxLength: 3_000 }), fc.jsonValue()), {
+        maxLength: 80,
+      }),
+      tail: fc.option(fc.string({ unit: "grapheme", minLength: 0, maxLength: 40_000 })),
+    });
+    fc.assert(
+      fc.property(body, (value) => {
+        const stream = JsonBodyStream.of(value);
+        expect(bytesOf(stream.takePieces())).toBe(JSON.stringify(value));
+        expect(stream.byteLength).toBe(Buffer.byteLength(JSON.stringify(value)));
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it("is a ReadableStream (what the SDKs pass to fetch as it is) and is recognised by isInstance", () => {
@@ -102,17 +132,23 @@ describe("JsonBodyStream", () => {
 
   it("hands its bytes over once: taken, it cannot be read or taken again", async () => {
     const value = { list: Array.from({ length: 20 }, (_, index) => `ünï ${index}`) };
-    const stream = JsonBodyStream.of(value, { chunkChars: 16 });
-    const pieces = stream.takePieces();
-    expect(pieces.length).toBeGreaterThan(3);
-    expect(Buffer.concat(pieces).toString()).toBe(JSON.stringify(value));
+    const stream = JsonBodyStream.of(value);
+    expect(bytesOf(stream.takePieces())).toBe(JSON.stringify(value));
     expect(() => stream.takePieces()).toThrow(/sent already/);
     await expect(readAll(stream)).rejects.toThrow(/taken/);
   });
 
   it("cannot be taken once read", async () => {
-    const stream = JsonBodyStream.of({ a: [1, 2] }, { chunkChars: 2 });
+    const stream = JsonBodyStream.of({ a: [1, 2] });
     expect(await readAll(stream)).toBe('{"a":[1,2]}');
     expect(() => stream.takePieces()).toThrow(/sent already/);
+  });
+
+  it("a huge string in one element gets a buffer of its own size", () => {
+    const big = "é".repeat(300_000);
+    const stream = JsonBodyStream.of({ before: "x", input: [big, "after"] });
+    const pieces = stream.takePieces();
+    expect(bytesOf(pieces)).toBe(JSON.stringify({ before: "x", input: [big, "after"] }));
+    expect(Math.max(...pieces.map((piece) => piece.byteLength))).toBeGreaterThanOrEqual(600_000);
   });
 });

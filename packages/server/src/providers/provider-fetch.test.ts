@@ -83,9 +83,9 @@ describe("createProviderFetch", () => {
     });
     const value = {
       model: "m",
-      input: Array.from({ length: 50 }, (_, index) => ({ text: `ünïcode ✓ 😀 ${index}` })),
+      input: Array.from({ length: 3_000 }, (_, index) => ({ text: `ünïcode ✓ 😀 ${index}` })),
     };
-    const body = JsonBodyStream.of(value, { chunkChars: 64 });
+    const body = JsonBodyStream.of(value);
     const response = await createProviderFetch()(`${target.url}/v1/responses`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -257,14 +257,14 @@ describe("createProviderFetch", () => {
     });
     const params = {
       model: "gpt-5",
-      input: Array.from({ length: 40 }, (_, index) => ({
+      input: Array.from({ length: 800 }, (_, index) => ({
         role: "user" as const,
         content: [{ type: "input_text" as const, text: `turn ${index}: ${"é".repeat(100)}` }],
       })),
       stream: true as const,
     };
     const stream = await client.responses.create(params, {
-      body: JsonBodyStream.of(params, { chunkChars: 512 }),
+      body: JsonBodyStream.of(params),
       headers: { "content-type": "application/json" },
     });
     let text = "";

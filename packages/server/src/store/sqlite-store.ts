@@ -131,6 +131,10 @@ export class SqliteStore implements GatewayStore {
       this.#db.pragma("synchronous = NORMAL");
       this.#db.pragma("foreign_keys = ON");
       this.#db.pragma("busy_timeout = 5000");
+      // Up to 64 MiB of pages kept by SQLite itself (the default is 2 MiB): the rows and blobs
+      // of the conversations being served stay in memory instead of being read again with a
+      // system call each (bench, 200 turns × 16 at once: the head row read was 0.4 ms a call).
+      this.#db.pragma("cache_size = -65536");
       refuseForeignDatabase(this.#db, path);
       this.#migrate();
       this.#statements = prepareStatements(this.#db);
