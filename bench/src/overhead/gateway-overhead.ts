@@ -99,10 +99,11 @@ function quantiles(values: readonly number[]): Quantiles {
  * the pass-through proxy its own process) from client checkpoints
  * (setup, not measured). Then, round after round, each conversation gets a new user message
  * through the gateway (validation, turn preparation, projection, the provider package, store
- * commit, checkpoint, SSE), and the body the gateway sent is posted, byte for byte, straight to
- * the fake provider and through a bare pass-through proxy (its own process, no parsing): the
- * three paths interleaved round by round with a rotating order, all conversations of a path at
- * once. The fake provider (its own process) answers each with the same short text stream.
+ * commit, checkpoint, SSE), and the body the gateway sent (as the fake provider recorded it) is
+ * posted, byte for byte, straight to the fake provider, through a bare pass-through proxy (its
+ * own process, no parsing) and through the SDK relay: the
+ * paths interleaved round by round with a rotating order, all conversations of a path at
+ * once. Every path is warmed up first, on conversations of its own. The fake provider (its own process) answers each with the same short text stream.
  */
 export async function measureGatewayOverhead({
   historyTurns,

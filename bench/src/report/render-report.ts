@@ -455,14 +455,16 @@ function overheadSection(results: BenchResults): string[] {
       "## 4. Gateway overhead",
       "",
       "Measured like the public gateway benchmarks. Conversations with the given history are resumed from client " +
-        "checkpoints in a gateway process (`cursor-gateway serve` of this build, OpenAI Responses package, SQLite; " +
+        "checkpoints in a gateway process (`cursor-gateway serve` of this build, started as the README's production " +
+        "command `node --max-semi-space-size=64 …/cli.js serve`, OpenAI Responses package, SQLite; " +
         "setup, not counted), its own process like the pass-through proxy, so the benchmark client's work never runs on " +
         "the gateway's thread. Every path is warmed up first, as the public benchmarks do (a gateway serves thousands " +
         "of calls, so its JIT-compiled code is what it costs): warm-up conversations of the same history get up to " +
         "320 calls on every path (fewer for long histories), not counted. Then, round after round, " +
         "each measured conversation gets a new user message through the gateway (measured calls rotate over enough " +
         "conversations that none takes more than 10 short turns, so every call sees the stated history), and the " +
-        "provider body the gateway sent is posted " +
+        "provider body the gateway sent (taken from the fake provider's record, so the gateway process does no " +
+        "work for the benchmark between its calls) is posted " +
         "byte for byte straight to the fake provider (`direct`) and through a bare Node pass-through proxy in its own " +
         "process that pipes bytes without parsing (`proxy`: the floor of any Node gateway). The three paths alternate " +
         "round by round, all conversations of a path streaming at once; the fake provider (its own process) answers every " +
