@@ -24,12 +24,17 @@ const pruneBatch = 2_000;
 export class SqliteProviderCalls implements ProviderCallStore {
   readonly #statements: ReturnType<typeof prepare>;
 
-  constructor(db: Database.Database) {
+  /** Told of every committed write (the store's WAL checkpoints follow them). */
+  readonly #onWrite: () => void;
+
+  constructor(db: Database.Database, onWrite: () => void = () => undefined) {
     this.#statements = prepare(db);
+    this.#onWrite = onWrite;
   }
 
   async record(call: ProviderCallRecord): Promise<void> {
     this.#statements.insert.run(...providerCallValues(call, (value) => (value ? 1 : 0)));
+    this.#onWrite();
   }
 
   async list({
@@ -155,6 +160,7 @@ export class SqliteProviderCalls implements ProviderCallStore {
     let deleted = 0;
     for (;;) {
       const { changes } = this.#statements.prune.run(before, pruneBatch);
+      this.#onWrite();
       deleted += changes;
       if (changes < pruneBatch) return deleted;
     }

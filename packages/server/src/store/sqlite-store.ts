@@ -23,6 +23,7 @@ import { blobChunkBytes, migrations } from "./migrations.js";
 import type { ProviderCallStore } from "./provider-call-store.js";
 import { SqliteProviderCalls } from "./sqlite-provider-calls.js";
 import { StoreError } from "./store-error.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
 
 interface RunRow {
   run_id: string;
@@ -120,6 +121,8 @@ export class SqliteStore implements GatewayStore {
   readonly #path: string;
   #health: { readonly at: number; readonly result: Promise<void> } | undefined;
   readonly providerCalls!: ProviderCallStore;
+  /** Checkpoints the WAL on a thread of its own (a file database only). */
+  readonly #checkpointer: WalCheckpointer | undefined;
 
   constructor({ path, now = Date.now }: { path: string; now?: () => number }) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
@@ -138,9 +141,22 @@ export class SqliteStore implements GatewayStore {
       refuseForeignDatabase(this.#db, path);
       this.#migrate();
       this.#statements = prepareStatements(this.#db);
+      if (path !== ":memory:") {
+        this.#db.pragma("wal_autocheckpoint = 0");
+        this.#checkpointer = new WalCheckpointer({
+          path,
+          fallBack: () => {
+            if (this.#db.open) this.#db.pragma("wal_autocheckpoint = 1000");
+          },
+        });
+      }
       const transaction = this.#db.transaction((work: () => unknown) => work());
-      this.#transaction = <T>(work: () => T) => transaction(work) as T;
-      this.providerCalls = new SqliteProviderCalls(this.#db);
+      this.#transaction = <T>(work: () => T) => {
+        const result = transaction(work) as T;
+        this.#checkpointer?.noteWrite();
+        return result;
+      };
+      this.providerCalls = new SqliteProviderCalls(this.#db, () => this.#checkpointer?.noteWrite());
     } catch (error) {
       this.#db.close();
       throw unusableDatabase(error, path);
@@ -380,6 +396,7 @@ export class SqliteStore implements GatewayStore {
       // The conversation is not stored (its first model call failed, or it only replayed a
       // hydrated head): the run's row only, so a retry finds how it ended.
       this.#saveRun(input, now);
+      this.#checkpointer?.noteWrite();
       return;
     }
     const expected = input.expected;
@@ -657,6 +674,7 @@ export class SqliteStore implements GatewayStore {
       now + leaseMs,
       now,
     );
+    this.#checkpointer?.noteWrite();
     return result.changes === 1;
   }
 
@@ -670,6 +688,7 @@ export class SqliteStore implements GatewayStore {
     runId: string;
   }): Promise<void> {
     this.#statements.releaseRun.run(tenant, conversationId, runId);
+    this.#checkpointer?.noteWrite();
   }
 
   /** Extends a held run lease; false when the lease was lost. */
@@ -690,6 +709,7 @@ export class SqliteStore implements GatewayStore {
       conversationId,
       runId,
     );
+    this.#checkpointer?.noteWrite();
     return result.changes === 1;
   }
 
@@ -718,9 +738,11 @@ export class SqliteStore implements GatewayStore {
   async recordClientBlobs({ tenant, conversationId, blobIds }: ClientBlobsInput): Promise<void> {
     if (blobIds.length === 0) return;
     this.#statements.recordClientBlobs.run(tenant, conversationId, JSON.stringify(blobIds));
+    this.#checkpointer?.noteWrite();
   }
 
   async close(): Promise<void> {
+    await this.#checkpointer?.close();
     if (this.#db.open) this.#db.close();
   }
 }
