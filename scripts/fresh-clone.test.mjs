@@ -8,7 +8,7 @@
 // Cost is bounded: `git clone` of this repository (local, so no network), the install from the
 // pnpm store (offline), and turbo's cache of this checkout for the build (TURBO_CACHE_DIR: the
 // same sources hash to the same outputs, so a clone's build restores them instead of compiling).
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -36,10 +36,11 @@ function cleanEnvironment(extra = {}) {
     if (name === "INIT_CWD" || name === "NODE_OPTIONS") continue;
     env[name] = value;
   }
-  // Drop this checkout's node_modules/.bin that pnpm put on PATH: the clone has its own.
+  // Drop this checkout's node_modules/.bin folders that pnpm put on PATH: the clone has its own.
+  // A pnpm installed elsewhere (CI's, npx's cache) stays: the README's `pnpm …` lines need one.
   env.PATH = (process.env.PATH ?? "")
     .split(":")
-    .filter((entry) => !entry.includes("node_modules/.bin"))
+    .filter((entry) => !(entry.startsWith(`${root}/`) && entry.includes("node_modules/.bin")))
     .join(":");
   const commonDir = execFileSync(
     "git",
@@ -54,10 +55,23 @@ function cleanEnvironment(extra = {}) {
   };
 }
 
+/**
+ * `command` as the README says to run it here: without a pnpm on `PATH`, `npx --yes pnpm@…` is
+ * written for `pnpm`.
+ */
+function asWritten(command, env) {
+  const found = spawnSync("sh", ["-c", "command -v pnpm"], { env, stdio: "ignore" });
+  return found.status === 0 ? command : command.replace(/(^|\s)pnpm(?=\s)/g, `$1${npxPnpm}`);
+}
+
 /** Runs `command` with `sh -c` in the clone; resolves its exit code, output and duration. */
 function run(command, { env = cleanEnvironment(), timeoutMs = 300_000 } = {}) {
   const begin = Date.now();
-  const child = spawn("sh", ["-c", command], { cwd: clone, env, detached: posix });
+  const child = spawn("sh", ["-c", asWritten(command, env)], {
+    cwd: clone,
+    env,
+    detached: posix,
+  });
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
@@ -72,7 +86,11 @@ function run(command, { env = cleanEnvironment(), timeoutMs = 300_000 } = {}) {
 
 /** Starts a long-running line; resolves once its output matches `ready`. */
 async function start(command, { env, ready, timeoutMs = 300_000 }) {
-  const child = spawn("sh", ["-c", command], { cwd: clone, env, detached: posix });
+  const child = spawn("sh", ["-c", asWritten(command, env)], {
+    cwd: clone,
+    env,
+    detached: posix,
+  });
   started.add(child.pid);
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
