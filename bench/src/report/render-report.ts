@@ -532,9 +532,10 @@ function overheadSection(results: BenchResults): string[] {
       "### Memory per open conversation",
       "",
       "Conversations opened in one in-process gateway (each resumed from a checkpoint and given one turn, so the gateway " +
-        "holds its head, its provider-request log and its checkpoint cache), in two equal batches after three warm-up " +
-        "conversations; the figure is what the second batch added after a full GC, divided by its size: what one more open " +
-        "conversation costs (the V8 heap without compiled code, which is the JIT's, plus array buffers). The issue's target " +
+        "holds its head, its provider-request log and its checkpoint cache), in three equal batches after three warm-up " +
+        "conversations; the figure is what the third batch added after a full GC, divided by its size: what one more open " +
+        "conversation costs (the V8 heap without compiled code, which is the JIT's, plus array buffers; two batches before " +
+        "the baseline, because V8 is still optimising the request path during the second). The issue's target " +
         "is at most 1.5 × the history's JSON size. Everything the gateway keeps in " +
         "memory is held to one byte budget (`CURSOR_GATEWAY_CACHE_BYTES`, default 256 MiB; least recently used out first), " +
         "so the number of open conversations it holds is about that budget divided by the cache ledger's estimate per " +

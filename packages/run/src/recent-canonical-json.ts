@@ -1,8 +1,8 @@
 import { canonicalJson } from "./canonical-json.js";
 
 /** How many validated messages' canonical JSON is kept, at most, and how much text in all. */
-const maxEntries = 512;
-const maxChars = 16 * 1024 * 1024;
+const maxEntries = 256;
+const maxChars = 4 * 1024 * 1024;
 
 // Validating a message computes its canonical JSON (to hash it); the store that writes the
 // message's blob and the checkpoint encoder that packs it, a few milliseconds later in the same

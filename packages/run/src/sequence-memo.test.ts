@@ -81,4 +81,29 @@ describe("SequenceMemo", () => {
     map([c, d]);
     expect(computed).toEqual(["a@0", "b@1", "c@0", "d@1"]);
   });
+
+  it("holds the chains of the sequences mapped most recently only, up to maxSequences", () => {
+    const computed: string[] = [];
+    const memo = new SequenceMemo<{ name: string }, string>({ maxSequences: 2 });
+    const map = (keys: readonly { name: string }[]) =>
+      memo.map(keys, (k, index) => {
+        computed.push(`${k.name}@${index}`);
+        return `${k.name}:${index}`;
+      });
+    const [e, f] = [key("e"), key("f")];
+    map([a, b]);
+    map([c, d]);
+    // Mapping [a, b] again makes it the most recent: [c, d] is the oldest when [e, f] comes.
+    map([a, b]);
+    map([e, f]);
+    expect(computed).toEqual(["a@0", "b@1", "c@0", "d@1", "e@0", "f@1"]);
+    expect(memo.held([a, b], 1)).toBe("b:1");
+    expect(memo.held([c, d], 1)).toBeUndefined();
+    // The dropped sequence is computed again, once, and pushes out the least recent ([a, b]).
+    expect(map([c, d])).toEqual(["c:0", "d:1"]);
+    map([c, d]);
+    expect(computed.slice(6)).toEqual(["c@0", "d@1"]);
+    expect(memo.held([a, b], 0)).toBeUndefined();
+    expect(memo.held([e, f], 0)).toBe("e:0");
+  });
 });

@@ -3,7 +3,12 @@ interface Chain<K, V> {
   /** The element a value was computed for (undefined: none held at that index). */
   readonly keys: (K | undefined)[];
   readonly values: (V | undefined)[];
+  /** Its place in the memo's use order (the chain's anchor, weakly). */
+  readonly ref: WeakRef<K & object>;
 }
+
+/** Sequences a memo holds chains for, at most, by default: the most recently mapped. */
+const defaultMaxSequences = 64;
 
 const isFrozenObject = (value: unknown): value is object =>
   typeof value === "object" && value !== null && Object.isFrozen(value);
@@ -21,10 +26,20 @@ const isFrozenObject = (value: unknown): value is object =>
  * is never handed back for an object that could have changed). Where a call's sequence differs
  * from the chain, the chain becomes that sequence (nothing of the old one past its length
  * stays); a shorter sequence that agrees with the chain (a prefix) leaves it as it is. A chain
- * lives as long as its first frozen element.
+ * lives as long as its first frozen element, and only while its sequence is one of the
+ * `maxSequences` mapped most recently: a gateway holding many idle conversations keeps the values
+ * of the conversations it is serving, not of every one (a sequence mapped again after that
+ * computes its values again, once). The order of use holds sequences weakly.
  */
 export class SequenceMemo<K extends object, V> {
   readonly #chains = new WeakMap<K, Chain<K, V>>();
+  /** Chains in order of use, oldest first (a `Set` keeps insertion order). */
+  readonly #used = new Set<WeakRef<K>>();
+  readonly #maxSequences: number;
+
+  constructor({ maxSequences = defaultMaxSequences }: { maxSequences?: number } = {}) {
+    this.#maxSequences = Math.max(1, maxSequences);
+  }
 
   /** The value held for `sequence[index]`, if any (what an open conversation pays for). */
   held(sequence: readonly K[], index: number): V | undefined {
@@ -45,8 +60,17 @@ export class SequenceMemo<K extends object, V> {
     }
     let chain = this.#chains.get(anchor);
     if (chain === undefined) {
-      chain = { keys: [], values: [] };
+      chain = { keys: [], values: [], ref: new WeakRef(anchor) };
       this.#chains.set(anchor, chain);
+    } else {
+      this.#used.delete(chain.ref);
+    }
+    this.#used.add(chain.ref);
+    while (this.#used.size > this.#maxSequences) {
+      const oldest = this.#used.values().next().value!;
+      this.#used.delete(oldest);
+      const gone = oldest.deref();
+      if (gone !== undefined) this.#chains.delete(gone);
     }
     const { keys, values: held } = chain;
     let changed = false;

@@ -127,6 +127,56 @@ describe("toModelRequest", () => {
       (canonical as { toolCalls: unknown }).toolCalls,
     );
   });
+
+  it("uses a frozen answer or untruncated result as its own projection, copies one that differs", () => {
+    const ordered = createAssistantMessage({
+      runId: "r3",
+      step: 0,
+      toolCalls: [
+        { index: 0, callId: "c4", name: "read", arguments: "{}" },
+        { index: 1, callId: "c5", name: "read", arguments: "{}" },
+      ],
+    });
+    const short = createToolResultMessage({ callId: "c4", name: "read", content: "four" });
+    const long = createToolResultMessage({ callId: "c5", name: "read", content: "x".repeat(50) });
+    const log = new HistoryLog({
+      messages: [
+        runtime,
+        assistant,
+        createToolResultMessage({ callId: "c1", name: "read", content: "one" }),
+        createToolResultMessage({ callId: "c2", name: "read", content: "two" }),
+        ordered,
+        short,
+        long,
+      ],
+    });
+    const request = toModelRequest({
+      conversationId: "c",
+      model: "m",
+      promptSpec,
+      messages: log.messages,
+      maxToolResultChars: 20,
+    });
+    const projected = (id: string) => request.messages.find((message) => message.id === id);
+    const stored = (id: string) => log.messages.find((message) => message.id === id);
+    // Calls already in index order, a result within the limit: the canonical message itself.
+    expect(projected(ordered.id)).toBe(stored(ordered.id));
+    expect(projected(short.id)).toBe(stored(short.id));
+    // Calls out of index order: a projection of its own, calls sorted.
+    const reordered = projected(assistant.id);
+    expect(reordered).not.toBe(stored(assistant.id));
+    expect(reordered?.role === "assistant" && reordered.toolCalls.map((c) => c.callId)).toEqual([
+      "c1",
+      "c2",
+    ]);
+    // A result over the limit: a copy, cut; the stored message keeps its whole content.
+    const cut = projected(long.id);
+    expect(cut).not.toBe(stored(long.id));
+    expect(cut?.role === "tool" && cut.content).toBe(truncateToolResult("x".repeat(50), 20));
+    expect(stored(long.id)?.kind === "tool-result" && stored(long.id)).toMatchObject({
+      content: "x".repeat(50),
+    });
+  });
 });
 
 describe("truncateToolResult", () => {

@@ -55,15 +55,24 @@ function convertMessage(message: CanonicalMessage, limit: number): ModelMessage 
     case "runtime":
     case "user":
       return userMessage(message.id, message.kind, message.content);
-    case "assistant":
+    case "assistant": {
+      const toolCalls = inIndexOrder(message.toolCalls);
+      // A frozen assistant message has every field of its projection, with the same values: it
+      // is its own projection (it also carries `kind` and `origin`, which no provider reads), so
+      // a conversation, and each provider request a gateway keeps of it, holds no second object
+      // per answer.
+      if (toolCalls === message.toolCalls && Object.isFrozen(message)) {
+        return message satisfies ModelAssistantMessage;
+      }
       return {
         role: "assistant",
         id: message.id,
         text: message.text,
         reasoning: message.reasoning,
-        toolCalls: inIndexOrder(message.toolCalls),
+        toolCalls,
         replay: message.replay,
       } satisfies ModelAssistantMessage;
+    }
     case "tool-result":
       return toolMessage(message, limit);
     default: {
@@ -94,12 +103,17 @@ function userMessage(
 }
 
 function toolMessage(message: ToolResultMessage, limit: number): ModelToolMessage {
+  const content = truncateToolResult(message.content, limit);
+  // Likewise a frozen result that needs no truncation.
+  if (content === message.content && Object.isFrozen(message)) {
+    return message satisfies ModelToolMessage;
+  }
   return {
     role: "tool",
     id: message.id,
     callId: message.callId,
     name: message.name,
-    content: truncateToolResult(message.content, limit),
+    content,
     isError: message.isError,
     ...(message.image === undefined ? {} : { image: message.image }),
   };
