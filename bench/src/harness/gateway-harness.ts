@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,16 @@ import { ScriptedReplies } from "./scripted-replies.js";
 export type BenchProvider = "openai-responses" | "openai-chat" | "anthropic";
 
 export const benchCheckpointSecret = "bench-checkpoint-secret-0123456789abcdef";
+/**
+ * The prompt-cache scope the gateway gives the bench's requests (no tokens: the `local` tenant),
+ * derived as the gateway derives a tenant's (a keyed digest of its id under the checkpoint
+ * secret), so a re-projection serialises the very `prompt_cache_key` the gateway sent. Should the
+ * two derivations drift, the prefix part's "reproduced the received prompt" check says so.
+ */
+export const benchCacheScope = createHmac("sha256", benchCheckpointSecret)
+  .update("cursor.gateway.cache-scope\nlocal")
+  .digest("hex")
+  .slice(0, 32);
 /** A context window no benchmark history reaches (measurements without compaction). */
 export const unlimitedContextWindow = 1_000_000_000;
 /** The model the Anthropic runs name (OpenAI runs use the gateway's default, gpt-5). */
@@ -110,11 +121,14 @@ export function gatewayEnvironment({
   providerURL,
   dataDir,
   contextWindow,
+  cacheBytes,
 }: {
   provider: BenchProvider;
   providerURL: string;
   dataDir: string;
   contextWindow?: number | undefined;
+  /** The gateway's memory budget (`CURSOR_GATEWAY_CACHE_BYTES`); its default when undefined. */
+  cacheBytes?: number | undefined;
 }): Record<string, string> {
   return {
     CURSOR_GATEWAY_HOST: "127.0.0.1",
@@ -125,6 +139,7 @@ export function gatewayEnvironment({
     ...(contextWindow === undefined
       ? {}
       : { CURSOR_GATEWAY_CONTEXT_WINDOW: String(contextWindow) }),
+    ...(cacheBytes === undefined ? {} : { CURSOR_GATEWAY_CACHE_BYTES: String(cacheBytes) }),
     ...(provider === "anthropic"
       ? {
           ANTHROPIC_API_KEY: "bench-key",
@@ -146,6 +161,7 @@ export async function launchGateway({
   providerURL,
   dataDir,
   contextWindow,
+  cacheBytes,
   clock,
   toolBridge,
 }: {
@@ -153,10 +169,17 @@ export async function launchGateway({
   providerURL: string;
   dataDir: string;
   contextWindow?: number | undefined;
+  cacheBytes?: number | undefined;
   clock?: (() => number) | undefined;
   toolBridge?: ToolBridgeFactory | undefined;
 }): Promise<RunningGateway> {
-  const environment = gatewayEnvironment({ provider, providerURL, dataDir, contextWindow });
+  const environment = gatewayEnvironment({
+    provider,
+    providerURL,
+    dataDir,
+    contextWindow,
+    cacheBytes,
+  });
   return startGateway({
     config: loadConfig(environment),
     logger: false,

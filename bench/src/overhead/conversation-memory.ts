@@ -95,6 +95,9 @@ export async function measureConversationMemory({
     dataDir,
     // Long histories on purpose: no automatic compaction in the way of the measurement.
     contextWindow: unlimitedContextWindow,
+    // Every conversation stays open (three batches of 1 000-turn ones hold about 280 MB, more
+    // than the default budget): an evicted head would make the figure not per open conversation.
+    cacheBytes: 2 * 1024 ** 3,
   });
   let messages = 0;
   let historyBytes = 0;

@@ -2,6 +2,7 @@ import { allowedToolsForMode } from "@cursor/request";
 import { toModelRequest } from "@cursor/run";
 import type { CanonicalMessage, ModelRequest, RequestContextMessage } from "@cursor/run";
 import type { RunRequestBody, SessionRequestContext } from "@cursor/testkit";
+import { benchCacheScope } from "../harness/gateway-harness.js";
 import { promptSpecFor } from "../harness/prompt-spec-for.js";
 
 /**
@@ -52,6 +53,7 @@ export function rebuildModelRequest({
     promptSpec,
     messages,
     allowedTools: allowedToolsForMode(request.mode, promptSpec),
+    cacheScope: benchCacheScope,
   });
 }
 

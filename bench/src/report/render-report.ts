@@ -539,7 +539,7 @@ function overheadSection(results: BenchResults): string[] {
         "is at most 1.5 × the history's JSON size. Everything the gateway keeps in " +
         "memory is held to one byte budget (`CURSOR_GATEWAY_CACHE_BYTES`, default 256 MiB; least recently used out first), " +
         "so the number of open conversations it holds is about that budget divided by the cache ledger's estimate per " +
-        "conversation (last column; no head was evicted during the measurement).",
+        "conversation (last column; the measurement runs with a 2 GiB budget, and no head was evicted during it).",
       "",
       markdownTable({
         header: [
