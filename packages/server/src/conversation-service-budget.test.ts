@@ -1,9 +1,9 @@
 import { startFakeProvider } from "@cursor/testkit";
 import type { FakeProvider } from "@cursor/testkit";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { fakeProviderServiceOptions } from "./__fixtures__/fake-provider-service-options.js";
 import { ConversationService } from "./conversation-service.js";
 import { GatewayMetrics } from "./http/metrics.js";
-import { ModelCatalog } from "./models/model-catalog.js";
 import type { RunEvent } from "./run-events.js";
 import { SqliteStore } from "./store/sqlite-store.js";
 
@@ -32,30 +32,16 @@ function gateway(cacheBytes: number | undefined) {
     processMetrics: false,
     cache: () => ref.service?.cacheStats(),
   });
-  const service = new ConversationService({
-    store,
-    models: new ModelCatalog({
-      models: [
-        {
-          id: "default",
-          displayName: "Default",
-          provider: "openai-responses",
-          model: "gpt-5",
-          apiKey: key,
-          baseURL: fake.openaiBaseURL,
-        },
-      ],
-      simulated: () => Promise.reject(new Error("no simulated models here")),
+  const service = new ConversationService(
+    fakeProviderServiceOptions({
+      store,
+      fake,
+      apiKey: key,
+      checkpointSecret: "budget-test-checkpoint-secret-0123456789",
+      metrics,
+      ...(cacheBytes === undefined ? {} : { cacheBytes }),
     }),
-    contextWindow: 200_000,
-    checkpointSecret: "budget-test-checkpoint-secret-0123456789",
-    metrics,
-    logger: { error: (details) => expect.fail(JSON.stringify(details)) },
-    retry: { maxAttempts: 1 },
-    secrets: [key],
-    now: () => new Date("2026-11-29T09:00:00Z"),
-    ...(cacheBytes === undefined ? {} : { cacheBytes }),
-  });
+  );
   ref.service = service;
   return {
     service,

@@ -9,10 +9,10 @@ import {
   RunConflictError,
   UnknownModelError,
 } from "./conversation-errors.js";
+import { fakeProviderServiceOptions } from "./__fixtures__/fake-provider-service-options.js";
 import { ConversationService } from "./conversation-service.js";
 import type { HydratedHead } from "./conversation-service.js";
 import { GatewayMetrics } from "./http/metrics.js";
-import { ModelCatalog } from "./models/model-catalog.js";
 import type { RunEvent, RunSink } from "./run-events.js";
 import { SqliteStore } from "./store/sqlite-store.js";
 
@@ -354,27 +354,12 @@ describe("ConversationService reads without reloading the history", () => {
 });
 
 function serviceOptions() {
-  return {
+  return fakeProviderServiceOptions({
     store,
-    models: new ModelCatalog({
-      models: [
-        {
-          id: "default",
-          displayName: "Default",
-          provider: "openai-responses" as const,
-          model: "gpt-5",
-          apiKey: key,
-          baseURL: fake.openaiBaseURL,
-        },
-      ],
-      simulated: () => Promise.reject(new Error("no simulated models here")),
-    }),
-    contextWindow: 200_000,
+    fake,
+    apiKey: key,
     checkpointSecret: "service-test-checkpoint-secret-0123456789",
     metrics: new GatewayMetrics(),
     logger: { error: (details: Record<string, unknown>) => void errors.push(details) },
-    retry: { maxAttempts: 1 },
-    secrets: [key],
-    now: () => new Date("2026-11-29T09:00:00Z"),
-  };
+  });
 }

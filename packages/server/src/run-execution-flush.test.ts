@@ -4,9 +4,8 @@
 import { startFakeProvider } from "@cursor/testkit";
 import type { FakeProvider } from "@cursor/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeProviderServiceOptions } from "./__fixtures__/fake-provider-service-options.js";
 import { ConversationService } from "./conversation-service.js";
-import { GatewayMetrics } from "./http/metrics.js";
-import { ModelCatalog } from "./models/model-catalog.js";
 import { SqliteStore } from "./store/sqlite-store.js";
 
 const key = "sk-flush-test-key-0123456789";
@@ -26,29 +25,14 @@ describe("a run's sink flush", () => {
       order.push("store: append messages");
       return append(input);
     };
-    const service = new ConversationService({
-      store,
-      models: new ModelCatalog({
-        models: [
-          {
-            id: "default",
-            displayName: "Default",
-            provider: "openai-responses",
-            model: "gpt-5",
-            apiKey: key,
-            baseURL: fake.openaiBaseURL,
-          },
-        ],
-        simulated: () => Promise.reject(new Error("no simulated models here")),
+    const service = new ConversationService(
+      fakeProviderServiceOptions({
+        store,
+        fake,
+        apiKey: key,
+        checkpointSecret: "flush-test-checkpoint-secret-0123456789",
       }),
-      contextWindow: 200_000,
-      checkpointSecret: "flush-test-checkpoint-secret-0123456789",
-      metrics: new GatewayMetrics({ processMetrics: false }),
-      logger: { error: (details) => expect.fail(JSON.stringify(details)) },
-      retry: { maxAttempts: 1 },
-      secrets: [key],
-      now: () => new Date("2026-11-29T09:00:00Z"),
-    });
+    );
     try {
       fake.enqueue({ type: "text", text: "short answer", chunks: 2 });
       const prepared = await service.prepareRun({

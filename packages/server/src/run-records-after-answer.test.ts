@@ -6,10 +6,9 @@
 import { startFakeProvider } from "@cursor/testkit";
 import type { FakeProvider } from "@cursor/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeProviderServiceOptions } from "./__fixtures__/fake-provider-service-options.js";
 import { ConversationService } from "./conversation-service.js";
 import type { PreparedRun } from "./conversation-service.js";
-import { GatewayMetrics } from "./http/metrics.js";
-import { ModelCatalog } from "./models/model-catalog.js";
 import type { RunEvent } from "./run-events.js";
 import { SqliteStore } from "./store/sqlite-store.js";
 
@@ -52,29 +51,14 @@ function gatedStore({ shared }: { shared: boolean }) {
 }
 
 function service(store: SqliteStore): ConversationService {
-  return new ConversationService({
-    store,
-    models: new ModelCatalog({
-      models: [
-        {
-          id: "default",
-          displayName: "Default",
-          provider: "openai-responses",
-          model: "gpt-5",
-          apiKey: key,
-          baseURL: fake.openaiBaseURL,
-        },
-      ],
-      simulated: () => Promise.reject(new Error("no simulated models here")),
+  return new ConversationService(
+    fakeProviderServiceOptions({
+      store,
+      fake,
+      apiKey: key,
+      checkpointSecret: "records-after-answer-secret-0123456789",
     }),
-    contextWindow: 200_000,
-    checkpointSecret: "records-after-answer-secret-0123456789",
-    metrics: new GatewayMetrics({ processMetrics: false }),
-    logger: { error: (details) => expect.fail(JSON.stringify(details)) },
-    retry: { maxAttempts: 1 },
-    secrets: [key],
-    now: () => new Date("2026-11-29T09:00:00Z"),
-  });
+  );
 }
 
 const turn = (runId: string, text: string) => ({
