@@ -1,11 +1,11 @@
 import { sha256Hex } from "@cursor/run";
-import { deflateRawSync } from "node:zlib";
 import { encodeBase64Url, parseVersionPart, tokenPartSeparator } from "./token-codec.js";
 import { tokenHeaderSchema, tokenSegmentSize } from "./token-header.js";
 import type { TokenHeader } from "./token-header.js";
 import { encodeSegmentContent } from "./token-segment.js";
 import type { SegmentBlob } from "./token-segment.js";
 import { packedIdAt, packIds, unpackIds } from "./packed-ids.js";
+import { deflateSegment } from "./segment-deflate.js";
 
 /** What the cache did since it was created: how much work re-encoding actually saved. */
 export interface CheckpointEncodeCacheStats {
@@ -252,7 +252,7 @@ export class SegmentStore {
       return cached;
     }
     const content = encodeSegmentContent(blobs());
-    const compressed = deflateRawSync(content);
+    const compressed = deflateSegment(content);
     const segment: EncodedSegment = {
       kind,
       packedIds: packIds(ids),
