@@ -1,8 +1,7 @@
-import { createHmac } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig, startGateway } from "@cursor/server";
+import { loadConfig, localTenant, startGateway, tenantCacheScope } from "@cursor/server";
 import type { RunningGateway } from "@cursor/server";
 import { startFakeProvider } from "@cursor/testkit";
 import type { FakeProvider } from "@cursor/testkit";
@@ -15,14 +14,13 @@ export type BenchProvider = "openai-responses" | "openai-chat" | "anthropic";
 export const benchCheckpointSecret = "bench-checkpoint-secret-0123456789abcdef";
 /**
  * The prompt-cache scope the gateway gives the bench's requests (no tokens: the `local` tenant),
- * derived as the gateway derives a tenant's (a keyed digest of its id under the checkpoint
- * secret), so a re-projection serialises the very `prompt_cache_key` the gateway sent. Should the
- * two derivations drift, the prefix part's "reproduced the received prompt" check says so.
+ * from the gateway's own derivation, so a re-projection serialises the very `prompt_cache_key` the
+ * gateway sent.
  */
-export const benchCacheScope = createHmac("sha256", benchCheckpointSecret)
-  .update("cursor.gateway.cache-scope\nlocal")
-  .digest("hex")
-  .slice(0, 32);
+export const benchCacheScope = tenantCacheScope({
+  checkpointSecret: benchCheckpointSecret,
+  tenantId: localTenant.id,
+});
 /** A context window no benchmark history reaches (measurements without compaction). */
 export const unlimitedContextWindow = 1_000_000_000;
 /** The model the Anthropic runs name (OpenAI runs use the gateway's default, gpt-5). */

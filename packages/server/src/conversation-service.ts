@@ -1,4 +1,3 @@
-import { createHmac } from "node:crypto";
 import { ProjectionConflictError, createConversationHead, prepareTurn } from "@cursor/projection";
 import type { ConversationHead, TurnPlan, TurnRecord } from "@cursor/projection";
 import { parseAgentRunRequest } from "@cursor/request";
@@ -37,6 +36,7 @@ import { RunExecution } from "./run-execution.js";
 import type { RunOutcome, RunSink } from "./run-events.js";
 import { StoreError } from "./store/store-error.js";
 import type { GatewayStore, HeadVersion, StoredConversation } from "./store/gateway-store.js";
+import { tenantCacheScope } from "./tenant-cache-scope.js";
 import { TurnWriter } from "./turn-writer.js";
 import { UsageRecorder } from "./usage/usage-recorder.js";
 
@@ -301,7 +301,10 @@ export class ConversationService {
       requestRunId: runId,
       adapter,
       providerModel: model.providerModel,
-      cacheScope: this.#cacheScope(tenant),
+      cacheScope: tenantCacheScope({
+        checkpointSecret: this.#options.checkpointSecret,
+        tenantId: tenant.id,
+      }),
       signal: controller.signal,
     });
     let executed = false;
@@ -379,18 +382,6 @@ export class ConversationService {
       }
       throw error;
     }
-  }
-
-  /**
-   * The tenant's prompt-cache scope: a keyed digest of its id, so providers' cache keys differ per
-   * tenant while neither the tenant's token nor its id is in them, and every process of a
-   * deployment (one checkpoint secret) derives the same scope.
-   */
-  #cacheScope(tenant: Tenant): string {
-    return createHmac("sha256", this.#options.checkpointSecret)
-      .update(`cursor.gateway.cache-scope\n${tenant.id}`)
-      .digest("hex")
-      .slice(0, 32);
   }
 
   #now(): Date {

@@ -39,6 +39,7 @@ export {
 } from "./conversation-errors.js";
 export type { ConversationErrorCode, RequestIssue } from "./conversation-errors.js";
 export { localTenant } from "./http/auth.js";
+export { tenantCacheScope } from "./tenant-cache-scope.js";
 export type { Tenant } from "./http/auth.js";
 export { defaultRunLeaseMs, startGateway } from "./start-gateway.js";
 export { StartupError } from "./startup-error.js";
