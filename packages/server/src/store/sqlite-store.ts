@@ -153,10 +153,10 @@ export class SqliteStore implements GatewayStore {
       const transaction = this.#db.transaction((work: () => unknown) => work());
       this.#transaction = <T>(work: () => T) => {
         const result = transaction(work) as T;
-        this.#checkpointer?.noteWrite();
+        this.#noteWrite();
         return result;
       };
-      this.providerCalls = new SqliteProviderCalls(this.#db, () => this.#checkpointer?.noteWrite());
+      this.providerCalls = new SqliteProviderCalls(this.#db, () => this.#noteWrite());
     } catch (error) {
       this.#db.close();
       throw unusableDatabase(error, path);
@@ -395,8 +395,7 @@ export class SqliteStore implements GatewayStore {
     if (input.expected === null) {
       // The conversation is not stored (its first model call failed, or it only replayed a
       // hydrated head): the run's row only, so a retry finds how it ended.
-      this.#saveRun(input, now);
-      this.#checkpointer?.noteWrite();
+      this.#write(() => this.#saveRun(input, now));
       return;
     }
     const expected = input.expected;
@@ -667,14 +666,9 @@ export class SqliteStore implements GatewayStore {
     leaseMs: number;
   }): Promise<boolean> {
     const now = this.#now();
-    const result = this.#statements.acquireRun.run(
-      tenant,
-      conversationId,
-      runId,
-      now + leaseMs,
-      now,
+    const result = this.#write(() =>
+      this.#statements.acquireRun.run(tenant, conversationId, runId, now + leaseMs, now),
     );
-    this.#checkpointer?.noteWrite();
     return result.changes === 1;
   }
 
@@ -687,8 +681,7 @@ export class SqliteStore implements GatewayStore {
     conversationId: string;
     runId: string;
   }): Promise<void> {
-    this.#statements.releaseRun.run(tenant, conversationId, runId);
-    this.#checkpointer?.noteWrite();
+    this.#write(() => this.#statements.releaseRun.run(tenant, conversationId, runId));
   }
 
   /** Extends a held run lease; false when the lease was lost. */
@@ -703,13 +696,9 @@ export class SqliteStore implements GatewayStore {
     runId: string;
     leaseMs: number;
   }): Promise<boolean> {
-    const result = this.#statements.renewRun.run(
-      this.#now() + leaseMs,
-      tenant,
-      conversationId,
-      runId,
+    const result = this.#write(() =>
+      this.#statements.renewRun.run(this.#now() + leaseMs, tenant, conversationId, runId),
     );
-    this.#checkpointer?.noteWrite();
     return result.changes === 1;
   }
 
@@ -737,7 +726,23 @@ export class SqliteStore implements GatewayStore {
 
   async recordClientBlobs({ tenant, conversationId, blobIds }: ClientBlobsInput): Promise<void> {
     if (blobIds.length === 0) return;
-    this.#statements.recordClientBlobs.run(tenant, conversationId, JSON.stringify(blobIds));
+    this.#write(() =>
+      this.#statements.recordClientBlobs.run(tenant, conversationId, JSON.stringify(blobIds)),
+    );
+  }
+
+  /**
+   * A write outside a transaction (one statement commits on its own). The writes of serving go
+   * through this or `#transaction`, which tell the WAL checkpointer of them (start-up's migrations
+   * and lock clearing, and the health probe's one-row touch, are not worth a checkpoint).
+   */
+  #write<T>(work: () => T): T {
+    const result = work();
+    this.#noteWrite();
+    return result;
+  }
+
+  #noteWrite(): void {
     this.#checkpointer?.noteWrite();
   }
 
