@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { formatTimestamp, formatTimestampFromParts } from "./format-timestamp.js";
 
 describe("formatTimestamp", () => {
@@ -84,6 +84,68 @@ describe("formatTimestamp read from the formatted text", () => {
     instant.setUTCFullYear(0);
     expect(formatTimestamp({ instant, timeZone: "UTC" })).toBe(
       formatTimestampFromParts({ instant, timeZone: "UTC" }),
+    );
+  });
+
+  it("reads a quarter hour of one offset without ICU, and never one that holds a clock change", () => {
+    // Liberia moved from UTC-00:44:30 to UTC at 00:44:30 UTC: mid-way through a quarter hour.
+    const change = Date.parse("1972-01-07T00:44:30Z");
+    const quarters = [Date.parse("1972-01-07T00:30:00Z"), Date.parse("1972-01-07T00:45:00Z")];
+    const seconds: number[] = [];
+    for (const start of quarters) {
+      for (let second = 0; second < 900; second += 1) seconds.push(start + second * 1000);
+    }
+    // Forward, backward and forward again: every second once with the quarter hour known.
+    for (const ms of [...seconds, ...[...seconds].reverse(), ...seconds]) {
+      const instant = new Date(ms + (ms % 7) * 100);
+      const fast = formatTimestamp({ instant, timeZone: "Africa/Monrovia" });
+      if (fast !== formatTimestampFromParts({ instant, timeZone: "Africa/Monrovia" })) {
+        expect.fail(`${instant.toISOString()}: ${fast}`);
+      }
+    }
+    // Inside a steady quarter hour ICU is not asked again.
+    // `format` is an accessor (it returns a bound function), not a plain method.
+    const prototype = Intl.DateTimeFormat.prototype as unknown as { readonly format: unknown };
+    const format = vi.spyOn(prototype, "format", "get");
+    try {
+      formatTimestamp({ instant: new Date(quarters[1]! + 60_000), timeZone: "Africa/Monrovia" });
+      expect(format).not.toHaveBeenCalled();
+      formatTimestamp({ instant: new Date(change - 1000), timeZone: "Africa/Monrovia" });
+      expect(format).toHaveBeenCalled();
+    } finally {
+      format.mockRestore();
+    }
+    expect(formatTimestamp({ instant: new Date(change - 1000), timeZone: "Africa/Monrovia" })).toBe(
+      "Thursday, 1972-01-06 23:59 UTC-00:44",
+    );
+    expect(formatTimestamp({ instant: new Date(change), timeZone: "Africa/Monrovia" })).toBe(
+      "Friday, 1972-01-07 00:44 UTC+00:00",
+    );
+  });
+
+  it("a conversation's turns minutes apart, in zones taking turns, match formatToParts", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: Date.UTC(1900, 0, 1), max: Date.UTC(2100, 0, 1) }),
+        fc.array(
+          fc.record({
+            stepMs: fc.integer({ min: -20 * 60_000, max: 20 * 60_000 }),
+            timeZone: fc.constantFrom(...zones),
+          }),
+          { minLength: 1, maxLength: 40 },
+        ),
+        (startMs, steps) => {
+          let ms = startMs;
+          for (const { stepMs, timeZone } of steps) {
+            ms += stepMs;
+            const instant = new Date(ms);
+            expect(formatTimestamp({ instant, timeZone })).toBe(
+              formatTimestampFromParts({ instant, timeZone }),
+            );
+          }
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });

@@ -86,13 +86,66 @@ function textOrderHolds(): boolean {
 
 let readText: boolean | undefined;
 
-function wallClock(timeZone: string, instant: Date): WallClock {
+/** The wall clock read from the formatter's text; undefined where that reading does not hold. */
+function textWallClock(timeZone: string, instant: Date): WallClock | undefined {
   readText ??= textOrderHolds();
-  const formatter = formatterFor(timeZone);
-  return (
-    (readText ? wallClockFromText(formatter, instant) : undefined) ??
-    wallClockFromParts(formatter, instant)
-  );
+  return readText ? wallClockFromText(formatterFor(timeZone), instant) : undefined;
+}
+
+const quarterHourMs = 15 * 60_000;
+const weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/**
+ * Per time zone, the last quarter hour (UTC) found to have one offset from its first second to
+ * its last: every user turn formats its timestamp, a conversation's turns come minutes apart,
+ * and a zone's offset changes a few times a year. Inside that quarter hour the wall clock is the
+ * instant plus the offset, without asking ICU (a cold `format` call costs tens of microseconds).
+ * A quarter hour holding a change (its ends differ) is never kept; no zone changes its offset
+ * twice within a quarter hour.
+ */
+const steadyQuarters = new Map<string, { readonly start: number; readonly offsetMs: number }>();
+
+function wallClock(timeZone: string, instant: Date): WallClock {
+  const ms = instant.getTime();
+  const start = Math.floor(ms / quarterHourMs) * quarterHourMs;
+  const steady = steadyQuarters.get(timeZone);
+  if (steady?.start === start) return shiftedWallClock(ms, steady.offsetMs);
+  const clock = textWallClock(timeZone, instant);
+  if (clock === undefined) return wallClockFromParts(formatterFor(timeZone), instant);
+  const offsetMs = offsetOf(ms, clock);
+  const first = textWallClock(timeZone, new Date(start));
+  const last = textWallClock(timeZone, new Date(start + quarterHourMs - 1000));
+  if (
+    first !== undefined &&
+    last !== undefined &&
+    offsetOf(start, first) === offsetMs &&
+    offsetOf(start + quarterHourMs - 1000, last) === offsetMs
+  ) {
+    steadyQuarters.set(timeZone, { start, offsetMs });
+  }
+  return clock;
+}
+
+/** The wall clock read as UTC, minus the instant (to the second the clock shows). */
+function offsetOf(ms: number, clock: WallClock): number {
+  const wall = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, keeps years below 100 as they are.
+  wall.setUTCFullYear(clock.year, clock.month - 1, clock.day);
+  wall.setUTCHours(clock.hour, clock.minute, clock.second, 0);
+  return wall.getTime() - Math.floor(ms / 1000) * 1000;
+}
+
+function shiftedWallClock(ms: number, offsetMs: number): WallClock {
+  const wall = new Date(Math.floor(ms / 1000) * 1000 + offsetMs);
+  return {
+    weekday: weekdays[wall.getUTCDay()]!,
+    year: wall.getUTCFullYear(),
+    month: wall.getUTCMonth() + 1,
+    day: wall.getUTCDate(),
+    hour: wall.getUTCHours(),
+    minute: wall.getUTCMinutes(),
+    second: wall.getUTCSeconds(),
+  };
 }
 
 /**
@@ -122,14 +175,8 @@ export function formatTimestampFromParts({
 }
 
 function renderWallClock(instant: Date, clock: WallClock): string {
-  const { year, month, day, hour, minute, second } = clock;
-  // The offset is the local wall clock read as UTC minus the instant (setUTCFullYear, unlike
-  // Date.UTC, keeps years below 100 as they are).
-  const wallClock = new Date(0);
-  wallClock.setUTCFullYear(year, month - 1, day);
-  wallClock.setUTCHours(hour, minute, second, 0);
-  const wholeSeconds = Math.floor(instant.getTime() / 1000) * 1000;
-  const offsetMinutes = Math.round((wallClock.getTime() - wholeSeconds) / 60_000);
+  const { year, month, day, hour, minute } = clock;
+  const offsetMinutes = Math.round(offsetOf(instant.getTime(), clock) / 60_000);
   const sign = offsetMinutes < 0 ? "-" : "+";
   const offset = `UTC${sign}${pad(Math.floor(Math.abs(offsetMinutes) / 60))}:${pad(Math.abs(offsetMinutes) % 60)}`;
   const date = `${pad(year, 4)}-${pad(month)}-${pad(day)}`;

@@ -33,6 +33,7 @@ import type { ProviderRequestRecord } from "./providers/provider-request-log.js"
 import { SecretRedactor } from "./redaction/secret-redactor.js";
 import { catchUpToClient, coversStoredHead, reconcileHeads } from "./reconcile-client-head.js";
 import { RunExecution } from "./run-execution.js";
+import { RunSlots } from "./run-slots.js";
 import type { RunOutcome, RunSink } from "./run-events.js";
 import { StoreError } from "./store/store-error.js";
 import type { GatewayStore, HeadVersion, StoredConversation } from "./store/gateway-store.js";
@@ -116,6 +117,8 @@ export class ConversationService {
   readonly #heads: HeadCache;
   readonly #promptSpecs: PromptSpecCache;
   readonly #active = new Map<string, ActiveRun>();
+  /** Every conversation's one run slot (a lease in a shared store, this process's own else). */
+  readonly #slots: RunSlots;
   readonly requestLog: ProviderRequestLog;
   /**
    * Every secret that must not leave the gateway, in every form: run events, errors, logs and
@@ -146,6 +149,11 @@ export class ConversationService {
       },
     };
     this.#checkpoints = new ClientCheckpoints({ secret: options.checkpointSecret });
+    this.#slots = new RunSlots({
+      store: options.store,
+      leaseMs: options.runLeaseMs ?? 30_000,
+      logger: this.#options.logger,
+    });
     this.#cache = new CacheLedger({
       maxBytes: options.cacheBytes ?? defaultCacheBytes,
       onEvict: (entry) =>
@@ -201,16 +209,13 @@ export class ConversationService {
       await previous.done;
       if (this.#active.has(key)) throw new ConversationBusyError({ conversationId });
     }
-    const leaseMs = this.#options.runLeaseMs ?? 30_000;
     const lease = { tenant: tenant.id, conversationId, runId };
-    if (!(await this.#options.store.acquireRun({ ...lease, leaseMs }))) {
-      throw new ConversationBusyError({ conversationId });
-    }
+    if (!(await this.#slots.take(lease))) throw new ConversationBusyError({ conversationId });
     // Nothing of a conversation being run leaves the cache until the run ends (or is refused).
     this.#heads.pin(key);
     const release = () => {
       this.#heads.unpin(key);
-      return this.#options.store.releaseRun(lease);
+      return this.#slots.free(lease);
     };
     let owner: ConversationHeadOwner;
     let checkpointBase: CheckpointBase;
@@ -250,29 +255,7 @@ export class ConversationService {
       finishing: false,
     };
     this.#active.set(key, active);
-    const renew = setInterval(
-      () =>
-        // A failed renewal (the database unreachable for a moment) must not end the process;
-        // a lease lost to another process fences this run's writes (they are refused).
-        void this.#options.store.renewRun({ ...lease, leaseMs }).then(
-          (held) => {
-            if (!held) {
-              this.#options.logger.error(
-                { conversationId, runId },
-                "the run lease was lost: another process may serve this conversation",
-              );
-            }
-          },
-          (error: unknown) =>
-            this.#options.logger.error(
-              // The service's logger redacts (the URL of a database may hold a password too).
-              { err: error, conversationId },
-              "could not renew the run lease",
-            ),
-        ),
-      Math.max(1_000, Math.floor(leaseMs / 3)),
-    );
-    renew.unref();
+    const stopRenewing = this.#slots.keepAlive(lease);
     const execution = new RunExecution({
       options: this.#options,
       redactor: this.redactor,
@@ -322,7 +305,7 @@ export class ConversationService {
           if (keepHead && isConsistent(owner.state)) this.#remember(key, owner);
           else this.#heads.forget(key);
           signal?.removeEventListener("abort", abort);
-          clearInterval(renew);
+          stopRenewing();
           this.#active.delete(key);
           try {
             await release();
