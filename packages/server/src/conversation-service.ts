@@ -117,6 +117,7 @@ export class ConversationService {
   readonly #heads: HeadCache;
   readonly #promptSpecs: PromptSpecCache;
   readonly #active = new Map<string, ActiveRun>();
+  readonly #cacheScopes = new Map<string, string>();
   /** Every conversation's one run slot (a lease in a shared store, this process's own else). */
   readonly #slots: RunSlots;
   readonly requestLog: ProviderRequestLog;
@@ -284,10 +285,7 @@ export class ConversationService {
       requestRunId: runId,
       adapter,
       providerModel: model.providerModel,
-      cacheScope: tenantCacheScope({
-        checkpointSecret: this.#options.checkpointSecret,
-        tenantId: tenant.id,
-      }),
+      cacheScope: this.#cacheScope(tenant.id),
       signal: controller.signal,
     });
     let executed = false;
@@ -325,11 +323,16 @@ export class ConversationService {
         // the conversation's next request waits for them; where several processes share the
         // store, any of them may take the next turn at once, so they are written first.
         active.finishing = true;
-        const finished = execution.finish().then(
+        const shared = this.#options.store.sharedAcrossProcesses;
+        // On a store one process owns, the records start once the front door has had this
+        // call's answer back and ended its response (its `await` resumes first): SQLite writes
+        // synchronously, and started here they would run ahead of the response's last bytes.
+        const started = shared ? execution.finish() : afterThisTurnOfTheLoop(execution);
+        const finished = started.then(
           () => end(true),
           (error: unknown) => end(false).then(() => Promise.reject(error)),
         );
-        if (this.#options.store.sharedAcrossProcesses) {
+        if (shared) {
           await finished;
         } else {
           finished.catch((error: unknown) =>
@@ -365,6 +368,21 @@ export class ConversationService {
       }
       throw error;
     }
+  }
+
+  /**
+   * The tenant's prompt-cache scope, derived once per tenant: setting up an HMAC key costs more
+   * than planning a turn. The gateway's tenants are its configured tokens; a service embedded
+   * with tenants of its own keeps at most `maxCachedScopes` of them.
+   */
+  #cacheScope(tenantId: string): string {
+    let scope = this.#cacheScopes.get(tenantId);
+    if (scope === undefined) {
+      if (this.#cacheScopes.size >= maxCachedScopes) this.#cacheScopes.clear();
+      scope = tenantCacheScope({ checkpointSecret: this.#options.checkpointSecret, tenantId });
+      this.#cacheScopes.set(tenantId, scope);
+    }
+    return scope;
   }
 
   #now(): Date {
@@ -1008,4 +1026,11 @@ function fullToken(request: AgentRunRequest): string | undefined {
 /** A delta checkpoint (token format 3): genuine without its base, but not decodable alone. */
 function isDeltaToken(token: string): boolean {
   return token.startsWith("cp3.");
+}
+
+const maxCachedScopes = 1_024;
+
+/** `execution.finish()`, started after everything already queued (the front door's resume). */
+function afterThisTurnOfTheLoop(execution: RunExecution): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve)).then(() => execution.finish());
 }

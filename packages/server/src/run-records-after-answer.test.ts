@@ -139,6 +139,26 @@ describe("a run's records on a store one process owns", () => {
     }
   });
 
+  it("are not written before the front door has its answer back: none is on the answer's path", async () => {
+    const gated = gatedStore({ shared: false });
+    gated.open();
+    const gateway = service(gated.store);
+    try {
+      fake.enqueue({ type: "text", text: "quick", chunks: 1 });
+      const prepared = await gateway.prepareRun({ tenant, body: turn("r1", "hello") });
+      await prepared.execute({ event: () => undefined });
+      // The front door ends its response here: the store's writes (synchronous in SQLite) of
+      // the run's records must not have run ahead of it.
+      expect(gated.writes).toEqual([]);
+      await prepared.finished;
+      expect(gated.writes).toEqual(["run r1", "usage r1"]);
+    } finally {
+      gated.close();
+      await gateway.shutdown();
+      await gated.store.close();
+    }
+  });
+
   it("a busy conversation (its run still answering) is refused at once", async () => {
     const gated = gatedStore({ shared: false });
     gated.open();
