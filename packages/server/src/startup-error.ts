@@ -4,9 +4,10 @@ const startupErrorMarker = Symbol.for("cursor.error.startup");
 
 /**
  * - `port-in-use`, `listen`: the listen address cannot be used (the message names the variable);
- * - `data-dir`: the data folder cannot be created or written (the message names the path).
+ * - `data-dir`: the data folder cannot be created or written (the message names the path);
+ * - `data-dir-in-use`: another gateway process owns the data folder's SQLite store.
  */
-export type StartupErrorReason = "port-in-use" | "listen" | "data-dir";
+export type StartupErrorReason = "port-in-use" | "listen" | "data-dir" | "data-dir-in-use";
 
 /**
  * The gateway (or the proxy) cannot start on this machine as configured. Its message is one

@@ -143,6 +143,22 @@ describe("cursor-gateway serve: mistakes get one clear line", () => {
     ]);
   });
 
+  it("a second gateway on the same data folder is refused; once the first is killed (-9) it starts", async () => {
+    const folder = folders.create();
+    const first = await startGatewayProcess({ CURSOR_GATEWAY_DATA_DIR: folder });
+    const refused = await runCli({ env: { CURSOR_GATEWAY_DATA_DIR: folder } });
+    expectRefusal(refused, [
+      `cursor-gateway: the data folder ${folder} is in use by another gateway process (its SQLite store serves one process); stop that process or set CURSOR_GATEWAY_DATA_DIR to another folder (several processes share a PostgreSQL store: CURSOR_GATEWAY_DATABASE_URL)`,
+    ]);
+    // The first one still serves.
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    // The operating system lets go of a dead process's lock: nothing stale to clean up.
+    await first.kill();
+    const second = await startGatewayProcess({ CURSOR_GATEWAY_DATA_DIR: folder });
+    expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
+    await second.kill();
+  });
+
   it("a damaged SQLite file names the file and how to go on", async () => {
     const folder = folders.create();
     writeFileSync(join(folder, "gateway.sqlite"), Buffer.alloc(8192, 0x5a));

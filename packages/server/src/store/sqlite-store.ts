@@ -24,6 +24,7 @@ import type { ProviderCallStore } from "./provider-call-store.js";
 import { SqliteProviderCalls } from "./sqlite-provider-calls.js";
 import { StoreError } from "./store-error.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
+import type { SqliteOwnerLock } from "./sqlite-owner-lock.js";
 
 interface RunRow {
   run_id: string;
@@ -124,9 +125,22 @@ export class SqliteStore implements GatewayStore {
   /** Checkpoints the WAL on a thread of its own (a file database only). */
   readonly #checkpointer: WalCheckpointer | undefined;
 
-  constructor({ path, now = Date.now }: { path: string; now?: () => number }) {
+  /** Held while the store is open (`openGatewayStore`'s owner lock), released by `close`. */
+  readonly #ownerLock: SqliteOwnerLock | undefined;
+
+  constructor({
+    path,
+    now = Date.now,
+    ownerLock,
+  }: {
+    path: string;
+    now?: () => number;
+    /** A lock the store releases when it closes (the caller took it before opening the file). */
+    ownerLock?: SqliteOwnerLock;
+  }) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     this.#path = path;
+    this.#ownerLock = ownerLock;
     this.#db = new Database(path);
     this.#now = now;
     try {
@@ -747,8 +761,12 @@ export class SqliteStore implements GatewayStore {
   }
 
   async close(): Promise<void> {
-    await this.#checkpointer?.close();
-    if (this.#db.open) this.#db.close();
+    try {
+      await this.#checkpointer?.close();
+      if (this.#db.open) this.#db.close();
+    } finally {
+      this.#ownerLock?.release();
+    }
   }
 }
 
