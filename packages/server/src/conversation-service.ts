@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { ProjectionConflictError, createConversationHead, prepareTurn } from "@cursor/projection";
 import type { ConversationHead, TurnPlan, TurnRecord } from "@cursor/projection";
 import { parseAgentRunRequest } from "@cursor/request";
@@ -1032,5 +1033,5 @@ const maxCachedScopes = 1_024;
 
 /** `execution.finish()`, started after everything already queued (the front door's resume). */
 function afterThisTurnOfTheLoop(execution: RunExecution): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(resolve)).then(() => execution.finish());
+  return nextTurn().then(() => execution.finish());
 }

@@ -48,7 +48,8 @@ export async function openGatewayStore({
     owner.lock.release();
     throw error;
   }
-  // The embedded store serves this process alone: a lease left by a killed one is nobody's.
+  // This process owns the store and keeps its run slots in memory: a `run_locks` row an
+  // earlier gateway version left behind is nobody's.
   await store.clearRunLocks();
   return store;
 }

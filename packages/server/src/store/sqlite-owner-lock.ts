@@ -5,7 +5,7 @@ export interface SqliteOwnerLock {
   release(): void;
 }
 
-/** Why the lock could not be taken (another process holds it, or the file is unusable). */
+/** The lock, or why it was not taken (a lock file SQLite cannot use is thrown, not returned). */
 export type SqliteOwnerLockResult =
   | { readonly held: true; readonly lock: SqliteOwnerLock }
   | { readonly held: false; readonly reason: "in-use" };
